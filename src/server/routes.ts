@@ -1,0 +1,13 @@
+/**
+ * The figure server's route table: `<base_url>figure-chat/<name>` reaches the route `<name>`.
+ * Each feature adds its routes here (one line each) and keeps its logic in its own module.
+ */
+import type { JsonRoute, RawRoute } from './http';
+
+/** JSON routes, all `POST` (but `version`, which is `GET`). */
+export const jsonRoutes: Record<string, JsonRoute> = {
+  // feature routes are added below
+};
+
+/** Routes that stream or otherwise handle the response themselves. */
+export const rawRoutes: Record<string, RawRoute> = {};
