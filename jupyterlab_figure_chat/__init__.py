@@ -1,0 +1,10 @@
+"""Figure Chat: a model chat beside each notebook whose figures are real, safe, and saved in the .ipynb."""
+
+try:
+    from ._version import __version__
+except ImportError:  # running from a source tree that was never built
+    __version__ = "dev"
+
+
+def _jupyter_labextension_paths():
+    return [{"src": "labextension", "dest": "jupyterlab-figure-chat"}]

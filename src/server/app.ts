@@ -1,0 +1,68 @@
+/**
+ * The figure server: one Node HTTP server on a Unix socket (or, for tests, loopback), answering
+ * the routes of `routes.ts` under any prefix that ends in `figure-chat/<route>` or `/<route>`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+import { HttpError, readJson, sendError, sendJson, sendResult, type RouteContext } from './http';
+import { modelRoute } from './model-proxy';
+import { jsonRoutes, rawRoutes } from './routes';
+import { FIGURE_CHAT_VERSION } from './version';
+
+/** How the server is set up. */
+export interface FigureServerOptions {
+  /** The Jupyter root that workspace picture paths resolve against. */
+  root: string;
+  /** Whether hidden files are refused as pictures. */
+  hideHidden: boolean;
+}
+
+/** The route name of a request path: its last segment. */
+export function routeName(url: string | undefined): string {
+  const path = (url ?? '/').split('?')[0];
+  const segments = path.split('/').filter(Boolean);
+  return segments[segments.length - 1] ?? '';
+}
+
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: FigureServerOptions
+): Promise<void> {
+  const abort = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) {
+      abort.abort();
+    }
+  });
+  const ctx: RouteContext = { root: options.root, hideHidden: options.hideHidden, signal: abort.signal };
+  const name = routeName(req.url);
+  if (name === 'version' || name === '') {
+    sendJson(res, 200, { name: 'figure-chat', version: FIGURE_CHAT_VERSION });
+    return;
+  }
+  if (name === 'model') {
+    await modelRoute(req, res, ctx);
+    return;
+  }
+  const raw = rawRoutes[name];
+  if (raw) {
+    await raw(req, res, ctx);
+    return;
+  }
+  const route = jsonRoutes[name];
+  if (!route) {
+    throw new HttpError(404, `The figure server has no route "${name}".`, 'not-found');
+  }
+  if (req.method !== 'POST') {
+    throw new HttpError(405, `Use POST for ${name}.`);
+  }
+  sendResult(res, await route(await readJson(req), ctx));
+}
+
+/** Create (but do not start) the figure server. */
+export function createFigureServer(options: FigureServerOptions): Server {
+  return createServer((req, res) => {
+    handle(req, res, options).catch(error => sendError(res, error));
+  });
+}
