@@ -1,0 +1,274 @@
+/**
+ * Views as SVG overlays (pure strings): tick labels, marks, mark numbers, crosshairs, tile labels.
+ * The picture itself is composited underneath by the renderer, which uses the same
+ * {@link viewGeometry}.
+ *
+ * Every label is an original-picture coordinate or a mark number. A tick label is centred on its
+ * tick; one that would not fit inside its pane is dropped, never nudged inwards, because a nudged
+ * label would name a position it is not at.
+ */
+import { PALETTE_HEX } from './address';
+import {
+  toViewX,
+  toViewY,
+  viewGeometry,
+  type Pane,
+  type ViewGeometry,
+  type ViewSpec
+} from './geometry';
+import type { Mark, PictureSize, VisionRecord } from './record';
+
+/** The font every overlay uses; the renderer loads it from the bundled DejaVu files. */
+export const FONT_FAMILY = 'DejaVu Sans';
+
+/** Tick label size and the least distance between labelled ticks, in view pixels. */
+export const TICK_FONT_SIZE = 11;
+export const MIN_TICK_SPACING = 64;
+/** Length of a tick line from the pane's edge. */
+export const TICK_LENGTH = 7;
+
+/** DejaVu Sans advances digits by 0.636 em and the minus by 0.838 em; 0.64 em bounds both well. */
+const DIGIT_EM = 0.64;
+const MARK_FONT_SIZE = 13;
+const HALO = '#000000';
+
+/** A tick label that was kept: centred at `(x, y)` in view pixels, `width` × `height` large. */
+export interface TickLabel {
+  readonly axis: 'x' | 'y';
+  /** The original coordinate it names. */
+  readonly value: number;
+  readonly text: string;
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The smallest 1·10ⁿ, 2·10ⁿ or 5·10ⁿ (n ≥ 0) not below `min`. */
+export function niceStep(min: number): number {
+  let power = 1;
+  for (;;) {
+    for (const factor of [1, 2, 5]) {
+      if (factor * power >= min) {
+        return factor * power;
+      }
+    }
+    power *= 10;
+  }
+}
+
+function tickValues(lo: number, hi: number, step: number): number[] {
+  const values: number[] = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
+    values.push(v);
+  }
+  return values;
+}
+
+/** Tick coordinates of a pane on each axis, spaced so labels do not crowd. */
+export function paneTicks(pane: Pane): { xs: number[]; ys: number[] } {
+  const { region } = pane;
+  return {
+    xs: tickValues(region.x0, region.x1, niceStep(MIN_TICK_SPACING / pane.sx)),
+    ys: tickValues(region.y0, region.y1, niceStep(MIN_TICK_SPACING / pane.sy))
+  };
+}
+
+/**
+ * The tick labels of a pane that fit: x labels centred on their tick along the top edge, y labels
+ * centred on their tick along the left edge (clear of the top band). Labels that would cross the
+ * pane's edge are dropped.
+ */
+export function tickLabels(pane: Pane): TickLabel[] {
+  const { xs, ys } = paneTicks(pane);
+  const height = TICK_FONT_SIZE;
+  const right = pane.left + pane.width;
+  const bottom = pane.top + pane.height;
+  const topBand = pane.top + TICK_LENGTH + 2 + height + 2;
+  const labels: TickLabel[] = [];
+  for (const value of xs) {
+    const text = String(value);
+    const width = text.length * DIGIT_EM * TICK_FONT_SIZE;
+    const x = toViewX(pane, value);
+    const y = pane.top + TICK_LENGTH + 2 + height / 2;
+    if (x - width / 2 >= pane.left && x + width / 2 <= right && y + height / 2 <= bottom) {
+      labels.push({ axis: 'x', value, text, x, y, width, height });
+    }
+  }
+  for (const value of ys) {
+    const text = String(value);
+    const width = text.length * DIGIT_EM * TICK_FONT_SIZE;
+    const x = pane.left + TICK_LENGTH + 2 + width / 2;
+    const y = toViewY(pane, value);
+    if (y - height / 2 >= topBand && y + height / 2 <= bottom && x + width / 2 <= right) {
+      labels.push({ axis: 'y', value, text, x, y, width, height });
+    }
+  }
+  return labels;
+}
+
+function n(value: number): string {
+  return String(Math.round(value * 100) / 100);
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+
+/** Text with a dark halo under it, so it reads over any picture. */
+function haloText(
+  text: string,
+  x: number,
+  baseline: number,
+  size: number,
+  fill: string,
+  anchor: 'start' | 'middle' | 'end'
+): string {
+  return (
+    `<text x="${n(x)}" y="${n(baseline)}" font-size="${size}" text-anchor="${anchor}" fill="${fill}" ` +
+    `stroke="${HALO}" stroke-width="3" stroke-linejoin="round" paint-order="stroke">${escapeXml(text)}</text>`
+  );
+}
+
+/** Baseline that centres digits (cap height ≈ 0.73 em) on `y`. */
+function centredBaseline(y: number, size: number): number {
+  return y + size * 0.365;
+}
+
+function drawTicks(pane: Pane): string {
+  const { xs, ys } = paneTicks(pane);
+  const lines: string[] = [];
+  for (const x of xs) {
+    const vx = n(toViewX(pane, x));
+    lines.push(`M${vx} ${n(pane.top)}v${TICK_LENGTH}`);
+  }
+  for (const y of ys) {
+    const vy = n(toViewY(pane, y));
+    lines.push(`M${n(pane.left)} ${vy}h${TICK_LENGTH}`);
+  }
+  const d = lines.join('');
+  const labels = tickLabels(pane).map(label =>
+    haloText(
+      label.text,
+      label.x,
+      centredBaseline(label.y, TICK_FONT_SIZE),
+      TICK_FONT_SIZE,
+      '#ffffff',
+      'middle'
+    )
+  );
+  return (
+    `<path d="${d}" stroke="${HALO}" stroke-width="3" fill="none"/>` +
+    `<path d="${d}" stroke="#ffffff" stroke-width="1" fill="none"/>` +
+    labels.join('')
+  );
+}
+
+function drawMark(pane: Pane, mark: Mark, covered: boolean): string {
+  const colour = PALETTE_HEX[mark.colour];
+  const fill = covered ? colour : 'none';
+  let shape: string;
+  let numberX: number;
+  let numberY: number;
+  if (mark.kind === 'point') {
+    const cx = toViewX(pane, mark.x);
+    const cy = toViewY(pane, mark.y);
+    const rx = Math.max(2, mark.r * pane.sx);
+    const ry = Math.max(2, mark.r * pane.sy);
+    const geometry = `cx="${n(cx)}" cy="${n(cy)}" rx="${n(rx)}" ry="${n(ry)}"`;
+    shape =
+      `<ellipse ${geometry} fill="none" stroke="${HALO}" stroke-width="5" stroke-opacity="0.6"/>` +
+      `<ellipse ${geometry} fill="${fill}" stroke="${colour}" stroke-width="2.5"/>`;
+    numberX = cx + rx * 0.71 + 2;
+    numberY = cy - ry * 0.71 - 2;
+  } else {
+    const x = toViewX(pane, mark.x0);
+    const y = toViewY(pane, mark.y0);
+    const w = (mark.x1 - mark.x0) * pane.sx;
+    const h = (mark.y1 - mark.y0) * pane.sy;
+    const geometry = `x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}"`;
+    shape =
+      `<rect ${geometry} fill="none" stroke="${HALO}" stroke-width="5" stroke-opacity="0.6"/>` +
+      `<rect ${geometry} fill="${fill}" stroke="${colour}" stroke-width="2.5"/>`;
+    numberX = x + 1;
+    numberY = y - 4;
+  }
+  // A mark number names the mark, not a position, so it may move inside the pane to stay legible.
+  const width = String(mark.id).length * DIGIT_EM * MARK_FONT_SIZE;
+  numberX = Math.min(Math.max(numberX, pane.left + 1), pane.left + pane.width - width - 1);
+  numberY = Math.min(Math.max(numberY, pane.top + MARK_FONT_SIZE), pane.top + pane.height - 2);
+  return shape + haloText(String(mark.id), numberX, numberY, MARK_FONT_SIZE, colour, 'start');
+}
+
+function drawCrosshair(pane: Pane): string {
+  if (!pane.focus) {
+    return '';
+  }
+  const x = n(toViewX(pane, pane.focus.x));
+  const y = n(toViewY(pane, pane.focus.y));
+  // A gap in the middle leaves the asked pixel itself visible.
+  const d = `M${x} ${y}m-18 0h12m12 0h12M${x} ${y}m0 -18v12m0 12v12`;
+  return (
+    `<path d="${d}" stroke="${HALO}" stroke-width="4" fill="none"/>` +
+    `<path d="${d}" stroke="#ffffff" stroke-width="1.5" fill="none"/>`
+  );
+}
+
+function drawPane(pane: Pane, index: number, record: VisionRecord, geometry: ViewGeometry): string {
+  const clip = `pane${index}`;
+  const marks = record.marks
+    .map(mark => drawMark(pane, mark, geometry.cover.includes(mark.colour)))
+    .join('');
+  const label =
+    geometry.kind === 'sheet' && pane.label !== undefined
+      ? haloText(pane.label, pane.left + pane.width / 2, pane.top - 5, 12, '#ffffff', 'middle')
+      : '';
+  return (
+    `<clipPath id="${clip}"><rect x="${pane.left}" y="${pane.top}" width="${pane.width}" height="${pane.height}"/></clipPath>` +
+    `<g clip-path="url(#${clip})">${marks}${drawCrosshair(pane)}${drawTicks(pane)}</g>` +
+    label
+  );
+}
+
+/** The overlay of a view whose geometry is already known, as an SVG document of the view's size. */
+export function drawGeometry(geometry: ViewGeometry, record: VisionRecord): string {
+  const panes = geometry.panes
+    .map((pane, index) => drawPane(pane, index, record, geometry))
+    .join('');
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${geometry.width}" height="${geometry.height}" ` +
+    `viewBox="0 0 ${geometry.width} ${geometry.height}" font-family="${FONT_FAMILY}">${panes}</svg>`
+  );
+}
+
+/** A view's overlay as an SVG string, with the geometry it was drawn for. */
+export function drawView(
+  spec: ViewSpec,
+  record: VisionRecord,
+  size: PictureSize
+): { svg: string; geometry: ViewGeometry } {
+  const geometry = viewGeometry(spec, record, size);
+  return { svg: drawGeometry(geometry, record), geometry };
+}
+
+/** One line saying what a view shows, for captions and the model. */
+export function describeView(
+  geometry: ViewGeometry,
+  record: VisionRecord,
+  size: PictureSize
+): string {
+  const shown = `${geometry.width}×${geometry.height}`;
+  const pane = geometry.panes[0];
+  const region = (p: Pane): string => `${p.region.x0},${p.region.y0},${p.region.x1},${p.region.y1}`;
+  const covered = geometry.cover.length ? `; ${geometry.cover.join(', ')} marks covered` : '';
+  switch (geometry.kind) {
+    case 'map':
+      return `Map of ${record.image} (${size.width}×${size.height}, ${record.marks.length} marks) at ${shown}${covered}`;
+    case 'marks':
+      return `Marks of ${record.image}, region ${region(pane)} at ${shown}${covered}`;
+    case 'closeup':
+      return `Close-up of ${record.image} at ${pane.label ?? ''}, region ${region(pane)} at ${shown}${covered}`;
+    case 'sheet':
+      return `Sheet of ${geometry.panes.length} close-ups of ${record.image}: ${geometry.panes.map(p => p.label ?? '').join(' ')}${covered}`;
+  }
+}

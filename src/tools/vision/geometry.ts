@@ -1,0 +1,264 @@
+/**
+ * Where each view looks and how big it is, apart from how it is drawn, so the renderer (which
+ * extracts and resizes pixels) and the SVG overlay agree on one mapping.
+ *
+ * A pane maps original pixels to view pixels with two scales, `x' = left + (x − x0)·sx` and
+ * `y' = top + (y − y0)·sy`: a fitted view rounds its width and height independently, so one scale
+ * would misplace marks by up to half a view pixel per hundred.
+ */
+import { z } from 'zod';
+
+import { PALETTE, parseMarkAddress, type Colour } from './address';
+import { VisionError } from './errors';
+import { markBounds, placeAddress, type Mark, type PictureSize, type VisionRecord } from './record';
+
+/** The one cap on every view's largest side, in view pixels: maps, close-ups and sheets alike. */
+export const MAX_VIEW_SIDE = 1024;
+
+/** Largest side of a close-up (below the cap: a close-up needs detail, not area). */
+export const CLOSEUP_SIDE = 768;
+
+/** Largest tile side of a sheet; tiles shrink to fit {@link MAX_VIEW_SIDE} when there are many. */
+export const SHEET_TILE_SIDE = 384;
+
+/** Most close-ups one sheet holds. */
+export const MAX_SHEET_TILES = 16;
+
+/** Most a close-up enlarges: past this, interpolated pixels show nothing new. */
+export const MAX_ZOOM = 8;
+
+/** Height of the label strip above each sheet tile, and the gap around tiles. */
+export const SHEET_LABEL_HEIGHT = 18;
+export const SHEET_GAP = 4;
+
+const coverField = z.array(z.enum(PALETTE)).optional();
+
+/** What a view shows. Plain JSON: the browser sends it to the figure server's `render` route. */
+export const ViewSpec = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('map'), cover: coverField }),
+  z.strictObject({
+    kind: z.literal('marks'),
+    ids: z.array(z.number().int()).min(1),
+    cover: coverField
+  }),
+  z.strictObject({ kind: z.literal('closeup'), at: z.string(), cover: coverField }),
+  z.strictObject({
+    kind: z.literal('sheet'),
+    at: z.array(z.string()).min(1).max(MAX_SHEET_TILES),
+    cover: coverField
+  })
+]);
+export type ViewSpec = z.infer<typeof ViewSpec>;
+
+/** A rectangle of original pixels, half-open: `x0 ≤ x < x1`. */
+export interface Region {
+  readonly x0: number;
+  readonly y0: number;
+  readonly x1: number;
+  readonly y1: number;
+}
+
+/** One picture area placed in a view. Maps, marks views and close-ups have one; sheets one per tile. */
+export interface Pane {
+  /** The original pixels shown (integers, inside the picture). */
+  readonly region: Region;
+  /** Where the pane sits in the view, and its size, in view pixels. */
+  readonly left: number;
+  readonly top: number;
+  readonly width: number;
+  readonly height: number;
+  readonly sx: number;
+  readonly sy: number;
+  /** The asked position, drawn as a crosshair (close-ups and tiles). */
+  readonly focus?: { readonly x: number; readonly y: number };
+  /** The tile's address, written above it (sheets). */
+  readonly label?: string;
+}
+
+/** A view's size and panes. */
+export interface ViewGeometry {
+  readonly kind: ViewSpec['kind'];
+  readonly width: number;
+  readonly height: number;
+  readonly panes: readonly Pane[];
+  readonly cover: readonly Colour[];
+}
+
+/** Map an original x to view pixels in a pane. */
+export function toViewX(pane: Pane, x: number): number {
+  return pane.left + (x - pane.region.x0) * pane.sx;
+}
+
+/** Map an original y to view pixels in a pane. */
+export function toViewY(pane: Pane, y: number): number {
+  return pane.top + (y - pane.region.y0) * pane.sy;
+}
+
+function fit(
+  region: Region,
+  box: number,
+  maxZoom: number
+): { width: number; height: number; sx: number; sy: number } {
+  const rw = region.x1 - region.x0;
+  const rh = region.y1 - region.y0;
+  const scale = Math.min(box / rw, box / rh, maxZoom);
+  // Each side is rounded on its own and capped, hence two scales.
+  const width = Math.min(box, Math.max(1, Math.round(rw * scale)));
+  const height = Math.min(box, Math.max(1, Math.round(rh * scale)));
+  return { width, height, sx: width / rw, sy: height / rh };
+}
+
+/** Grow `extent` by padding to at least `minSide`, then shift (not shrink) it into the picture. */
+function regionAround(extent: Region, minSide: number, size: PictureSize, pad: number): Region {
+  const place = (lo: number, hi: number, limit: number): [number, number] => {
+    const side = Math.min(limit, Math.max(minSide, Math.round((hi - lo) * (1 + 2 * pad))));
+    let start = Math.round((lo + hi) / 2 - side / 2);
+    start = Math.max(0, Math.min(limit - side, start));
+    return [start, start + side];
+  };
+  const [x0, x1] = place(extent.x0, extent.x1, size.width);
+  const [y0, y1] = place(extent.y0, extent.y1, size.height);
+  return { x0, y0, x1, y1 };
+}
+
+function closeupMinSide(size: PictureSize): number {
+  return Math.min(
+    Math.max(size.width, size.height),
+    Math.max(32, Math.round(Math.max(size.width, size.height) / 8))
+  );
+}
+
+function findMark(record: VisionRecord, id: number, where: string): Mark {
+  const mark = record.marks.find(candidate => candidate.id === id);
+  if (!mark) {
+    const known = record.marks.map(m => `#${m.id}`).join(', ') || 'none';
+    throw new VisionError(
+      'unknown-mark',
+      `${where}: there is no mark #${id}; marks now: ${known}.`
+    );
+  }
+  return mark;
+}
+
+/** The area and crosshair of one close-up address, with its canonical label. */
+export function closeupTarget(
+  at: string,
+  record: VisionRecord,
+  size: PictureSize,
+  where = 'at'
+): { extent: Region; focus: { x: number; y: number }; label: string } {
+  const address = parseMarkAddress(at, where);
+  if (address.kind === 'mark') {
+    const mark = findMark(record, address.id, where);
+    const focus =
+      mark.kind === 'point'
+        ? { x: mark.x, y: mark.y }
+        : { x: Math.round((mark.x0 + mark.x1) / 2), y: Math.round((mark.y0 + mark.y1) / 2) };
+    return { extent: markBounds(mark), focus, label: `#${mark.id}` };
+  }
+  const placed = placeAddress(at, size, where);
+  if (placed.kind === 'point') {
+    const { x, y } = placed;
+    return { extent: { x0: x, y0: y, x1: x + 1, y1: y + 1 }, focus: { x, y }, label: `${x},${y}` };
+  }
+  const focus = {
+    x: Math.round((placed.x0 + placed.x1) / 2),
+    y: Math.round((placed.y0 + placed.y1) / 2)
+  };
+  return { extent: placed, focus, label: `${placed.x0},${placed.y0},${placed.x1},${placed.y1}` };
+}
+
+function singlePane(region: Region, box: number, maxZoom: number, extra: Partial<Pane> = {}): Pane {
+  return { region, left: 0, top: 0, ...fit(region, box, maxZoom), ...extra };
+}
+
+/**
+ * A view's geometry: output size and panes. Throws a {@link VisionError} for an address that does
+ * not resolve (unknown mark, out of bounds) so the caller can report it to the model.
+ */
+export function viewGeometry(
+  spec: ViewSpec,
+  record: VisionRecord,
+  size: PictureSize
+): ViewGeometry {
+  const cover = spec.cover ?? [];
+  const whole: Region = { x0: 0, y0: 0, x1: size.width, y1: size.height };
+  switch (spec.kind) {
+    case 'map': {
+      // Never enlarged: the map shows the picture as it is, only smaller when it must be.
+      const pane = singlePane(whole, MAX_VIEW_SIDE, 1);
+      return { kind: 'map', width: pane.width, height: pane.height, panes: [pane], cover };
+    }
+    case 'marks': {
+      const bounds = spec.ids.map(id => markBounds(findMark(record, id, 'marks view')));
+      const extent: Region = {
+        x0: Math.max(0, Math.min(...bounds.map(b => b.x0))),
+        y0: Math.max(0, Math.min(...bounds.map(b => b.y0))),
+        x1: Math.min(size.width, Math.max(...bounds.map(b => b.x1))),
+        y1: Math.min(size.height, Math.max(...bounds.map(b => b.y1)))
+      };
+      const region = regionAround(extent, closeupMinSide(size), size, 0.1);
+      const pane = singlePane(region, MAX_VIEW_SIDE, MAX_ZOOM);
+      return { kind: 'marks', width: pane.width, height: pane.height, panes: [pane], cover };
+    }
+    case 'closeup': {
+      const target = closeupTarget(spec.at, record, size);
+      const region = regionAround(target.extent, closeupMinSide(size), size, 0.2);
+      const pane = singlePane(region, Math.min(CLOSEUP_SIDE, MAX_VIEW_SIDE), MAX_ZOOM, {
+        focus: target.focus,
+        label: target.label
+      });
+      return { kind: 'closeup', width: pane.width, height: pane.height, panes: [pane], cover };
+    }
+    case 'sheet':
+      return sheetGeometry(spec.at, record, size, cover);
+  }
+}
+
+function sheetGeometry(
+  at: readonly string[],
+  record: VisionRecord,
+  size: PictureSize,
+  cover: readonly Colour[]
+): ViewGeometry {
+  if (at.length === 0 || at.length > MAX_SHEET_TILES) {
+    throw new VisionError(
+      'bad-args',
+      `A sheet holds 1 to ${MAX_SHEET_TILES} addresses; got ${at.length}.`
+    );
+  }
+  const cols = Math.ceil(Math.sqrt(at.length));
+  const rows = Math.ceil(at.length / cols);
+  const tile = Math.floor(
+    Math.min(
+      SHEET_TILE_SIDE,
+      (MAX_VIEW_SIDE - SHEET_GAP * (cols + 1)) / cols,
+      (MAX_VIEW_SIDE - SHEET_GAP * (rows + 1)) / rows - SHEET_LABEL_HEIGHT
+    )
+  );
+  const panes = at.map((address, index): Pane => {
+    const target = closeupTarget(address, record, size, `at[${index}]`);
+    const region = regionAround(target.extent, closeupMinSide(size), size, 0.2);
+    const fitted = fit(region, tile, MAX_ZOOM);
+    const col = index % cols;
+    const row = Math.floor(index / cols);
+    const cellLeft = SHEET_GAP + col * (tile + SHEET_GAP);
+    const cellTop = SHEET_GAP + row * (tile + SHEET_LABEL_HEIGHT + SHEET_GAP) + SHEET_LABEL_HEIGHT;
+    return {
+      region,
+      ...fitted,
+      left: cellLeft + Math.floor((tile - fitted.width) / 2),
+      // Top-aligned, so the label strip sits right above every tile.
+      top: cellTop,
+      focus: target.focus,
+      label: target.label
+    };
+  });
+  return {
+    kind: 'sheet',
+    width: SHEET_GAP + cols * (tile + SHEET_GAP),
+    height: SHEET_GAP + rows * (tile + SHEET_LABEL_HEIGHT + SHEET_GAP),
+    panes,
+    cover
+  };
+}

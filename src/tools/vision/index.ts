@@ -1,0 +1,9 @@
+/** The vision tools' pure core: records, schemas, views as SVG, and the transcript fold. */
+export * from './address';
+export * from './errors';
+export * from './record';
+export * from './schemas';
+export * from './geometry';
+export * from './draw';
+export * from './core';
+export * from './fold';

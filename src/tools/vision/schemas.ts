@@ -1,0 +1,125 @@
+/**
+ * Input schemas of the four vision tools (SPEC 4.2), with the descriptions the model reads.
+ *
+ * Objects are strict: an unknown key (`label` for `caption`, say) is refused with its name rather
+ * than dropped, so the model learns the right spelling instead of losing its caption silently.
+ */
+import { z } from 'zod';
+
+import { PALETTE } from './address';
+
+const imageField = z
+  .string()
+  .min(1)
+  .optional()
+  .describe(
+    'Picture: a workspace path relative to the Jupyter root, or cell:<cell-id>/<output-index> for a notebook image output. Omit to use the picture last used in the conversation.'
+  );
+
+const colourField = z.enum(PALETTE).describe('Mark colour from the fixed palette.');
+
+const positionField = z
+  .string()
+  .describe('"x,y" for a point or "x0,y0,x1,y1" for a box, in whole original-picture pixels.');
+
+/** The names of the vision tools. */
+export const VISION_TOOL_NAMES = [
+  'vision_mark',
+  'vision_update',
+  'vision_show',
+  'vision_list'
+] as const;
+
+/** A vision tool name. */
+export type VisionToolName = (typeof VISION_TOOL_NAMES)[number];
+
+/** Whether a tool name is one of the vision tools. */
+export function isVisionTool(name: string): name is VisionToolName {
+  return (VISION_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/** `vision_mark` arguments. */
+export const VisionMarkInput = z.strictObject({
+  image: imageField,
+  marks: z
+    .array(
+      z.strictObject({
+        at: positionField,
+        r: z
+          .number()
+          .int()
+          .optional()
+          .describe(
+            'Point radius in original pixels (points only; default 2 % of the shorter side).'
+          ),
+        caption: z.string().optional().describe('Short text kept with the mark.'),
+        colour: colourField.optional()
+      })
+    )
+    .min(1)
+    .describe('Marks to add, numbered in the order given after the highest number used so far.'),
+  view: z
+    .enum(['map', 'marks', 'none'])
+    .optional()
+    .describe(
+      'View returned: map (whole picture, default), marks (close to the new marks) or none.'
+    )
+});
+export type VisionMarkInput = z.infer<typeof VisionMarkInput>;
+
+/** `vision_update` arguments. */
+export const VisionUpdateInput = z.strictObject({
+  image: imageField,
+  ops: z
+    .array(
+      z.strictObject({
+        mark: z.number().int().positive().describe('Number of the mark to change.'),
+        at: positionField.optional().describe('Move to "x,y" (point) or "x0,y0,x1,y1" (box).'),
+        caption: z.string().optional(),
+        colour: colourField.optional(),
+        remove: z.literal(true).optional().describe('Remove the mark (its number is not reused).')
+      })
+    )
+    .min(1)
+    .describe('Operations applied in order, all or nothing.')
+});
+export type VisionUpdateInput = z.infer<typeof VisionUpdateInput>;
+
+/** `vision_show` arguments. */
+export const VisionShowInput = z.strictObject({
+  image: imageField,
+  at: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Nothing: the whole picture. One address ("#17", "640,480" or "120,240,360,520"): a close-up with a crosshair on it. Several: a sheet of close-ups.'
+    ),
+  cover: z
+    .array(z.enum(PALETTE))
+    .optional()
+    .describe('Paint out the marks of these colours, hiding what lies under them.')
+});
+export type VisionShowInput = z.infer<typeof VisionShowInput>;
+
+/** `vision_list` arguments. */
+export const VisionListInput = z.strictObject({ image: imageField });
+export type VisionListInput = z.infer<typeof VisionListInput>;
+
+/** Schema per tool name. */
+export const VISION_SCHEMAS = {
+  vision_mark: VisionMarkInput,
+  vision_update: VisionUpdateInput,
+  vision_show: VisionShowInput,
+  vision_list: VisionListInput
+} as const;
+
+/** What each tool tells the model it does. */
+export const VISION_DESCRIPTIONS: Readonly<Record<VisionToolName, string>> = {
+  vision_mark:
+    'Put numbered marks (points or boxes) on a picture and look at the result. Coordinates are whole pixels of the original picture; views show tick labels in those coordinates.',
+  vision_update:
+    'Move, recaption, recolour or remove marks by number; many operations per call, applied all or nothing.',
+  vision_show:
+    'Look at a picture: the whole picture with its marks, a close-up of one address with a crosshair on it, or a sheet of close-ups. cover paints marks of the given colours out.',
+  vision_list: "List a picture's marks as text, one line per mark."
+};
