@@ -1,0 +1,70 @@
+/**
+ * The fonts resvg shapes figure text with: the bundled DejaVu faces, never system fonts, so a
+ * figure measures and renders the same on every machine.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+import type { ResvgRenderOptions } from '@resvg/resvg-js';
+
+/** The faces loaded: sans (regular and bold), serif and monospace cover what diagrams ask for. */
+const FONT_FILES = [
+  'DejaVuSans.ttf',
+  'DejaVuSans-Bold.ttf',
+  'DejaVuSerif.ttf',
+  'DejaVuSansMono.ttf'
+];
+
+/** Raised when the bundled fonts cannot be found: a broken installation, not a bad figure. */
+export class FontsUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FontsUnavailableError';
+  }
+}
+
+/**
+ * The folder holding the DejaVu TTF files: `FIGURE_CHAT_FONT_DIR` when set (a bundled server
+ * ships its fonts beside itself), else the `dejavu-fonts-ttf` package's `ttf` folder.
+ */
+export function fontDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env.FIGURE_CHAT_FONT_DIR;
+  if (override) {
+    return override;
+  }
+  return join(dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+}
+
+let cached: ResvgRenderOptions | undefined;
+
+/**
+ * resvg options for parsing untrusted figures, resolved once per process: bundled fonts only,
+ * no system fonts, no logging, and no `fitTo`, so nothing is ever sized by the figure's say-so.
+ */
+export function resvgOptions(): ResvgRenderOptions {
+  if (cached) {
+    return cached;
+  }
+  const directory = fontDirectory();
+  const fontFiles = FONT_FILES.map(file => join(directory, file));
+  const missing = fontFiles.filter(file => !existsSync(file));
+  if (missing.length > 0) {
+    throw new FontsUnavailableError(
+      `Figure server fonts are missing (${missing.join(', ')}); reinstall jupyterlab-figure-chat or set FIGURE_CHAT_FONT_DIR to a folder with the DejaVu TTF files`
+    );
+  }
+  cached = {
+    font: {
+      loadSystemFonts: false,
+      fontFiles,
+      defaultFontFamily: 'DejaVu Sans',
+      sansSerifFamily: 'DejaVu Sans',
+      serifFamily: 'DejaVu Serif',
+      monospaceFamily: 'DejaVu Sans Mono',
+      cursiveFamily: 'DejaVu Sans',
+      fantasyFamily: 'DejaVu Sans'
+    },
+    logLevel: 'off'
+  };
+  return cached;
+}
