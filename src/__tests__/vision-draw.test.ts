@@ -154,4 +154,12 @@ describe('tick labels', () => {
       /<rect x="100" y="100" width="50" height="50" fill="none" stroke="#2060ff"/
     );
   });
+
+  it('leaves out marks outside a close-up, numbers included', () => {
+    const size = { width: 4000, height: 3000 };
+    const record = recordWith(size, ['100,100', '3900,2900']);
+    const { svg } = drawView({ kind: 'closeup', at: '#1' }, record, size);
+    expect(svg).toContain('>1</text>');
+    expect(svg).not.toContain('>2</text>');
+  });
 });

@@ -3,12 +3,16 @@
  * Each feature adds its routes here (one line each) and keeps its logic in its own module.
  */
 import type { JsonRoute, RawRoute } from './http';
+import { pictureInfoRoute } from './pictures';
+import { renderRoute } from './render';
 import { checkSvgRoute } from './svg';
 
 /** JSON routes, all `POST` (but `version`, which is `GET`). */
 export const jsonRoutes: Record<string, JsonRoute> = {
   // feature routes are added below
-  'check-svg': checkSvgRoute
+  'check-svg': checkSvgRoute,
+  'picture-info': pictureInfoRoute,
+  render: renderRoute
 };
 
 /** Routes that stream or otherwise handle the response themselves. */

@@ -16,7 +16,7 @@ import {
   type ViewGeometry,
   type ViewSpec
 } from './geometry';
-import type { Mark, PictureSize, VisionRecord } from './record';
+import { markBounds, type Mark, type PictureSize, type VisionRecord } from './record';
 
 /** The font every overlay uses; the renderer loads it from the bundled DejaVu files. */
 export const FONT_FAMILY = 'DejaVu Sans';
@@ -98,7 +98,8 @@ export function tickLabels(pane: Pane): TickLabel[] {
   for (const value of ys) {
     const text = String(value);
     const width = text.length * DIGIT_EM * TICK_FONT_SIZE;
-    const x = pane.left + TICK_LENGTH + 2 + width / 2;
+    // A clear gap after the tick, so the tick does not read as a minus sign.
+    const x = pane.left + TICK_LENGTH + 5 + width / 2;
     const y = toViewY(pane, value);
     if (y - height / 2 >= topBand && y + height / 2 <= bottom && x + width / 2 <= right) {
       labels.push({ axis: 'y', value, text, x, y, width, height });
@@ -216,7 +217,14 @@ function drawCrosshair(pane: Pane): string {
 
 function drawPane(pane: Pane, index: number, record: VisionRecord, geometry: ViewGeometry): string {
   const clip = `pane${index}`;
+  const { region } = pane;
+  // A mark outside the pane is left out whole: its number, kept inside the pane, would point at
+  // something that is not there.
   const marks = record.marks
+    .filter(mark => {
+      const b = markBounds(mark);
+      return b.x1 >= region.x0 && b.x0 <= region.x1 && b.y1 >= region.y0 && b.y0 <= region.y1;
+    })
     .map(mark => drawMark(pane, mark, geometry.cover.includes(mark.colour)))
     .join('');
   const label =

@@ -7,3 +7,4 @@ export * from './geometry';
 export * from './draw';
 export * from './core';
 export * from './fold';
+export * from './validate';

@@ -1,0 +1,376 @@
+/**
+ * Picture access for the vision tools: workspace paths confined to the Jupyter root, `cell:`
+ * pictures sent by the browser, header-only size reads, sha-256 fingerprints and a bounded cache.
+ *
+ * sharp is configured here, once, for every module that decodes pictures: SVG loading through
+ * librsvg is blocked (only our own overlays are rasterized, by resvg), and sharp only ever gets
+ * Buffers, because a string would be read as a file path.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+
+import sharp from 'sharp';
+import { z } from 'zod';
+
+import { parsePictureAddress, VisionError } from '../tools/vision';
+import { HttpError, type JsonRoute, type RouteContext } from './http';
+
+sharp.block({ operation: ['VipsForeignLoadSvg'] });
+
+/** Largest picture file read, in bytes. */
+export const MAX_PICTURE_BYTES = 64 * 1024 * 1024;
+
+/** Largest picture decoded, in pixels (width × height): sharp's `limitInputPixels`. */
+export const LIMIT_INPUT_PIXELS = 100_000_000;
+
+/** Picture formats accepted; anything else sharp could read (PDF, SVG, raw…) is refused. */
+export const PICTURE_FORMATS = ['jpeg', 'png', 'webp', 'gif', 'tiff'] as const;
+
+/** Total bytes the picture cache may hold. */
+export const PICTURE_CACHE_BYTES = 256 * 1024 * 1024;
+
+/** A picture's bytes with what its header says. */
+export interface Picture {
+  readonly address: string;
+  readonly bytes: Buffer;
+  readonly sha256: string;
+  readonly width: number;
+  readonly height: number;
+  readonly format: string;
+}
+
+/** The fingerprint a vision result stores instead of pixels. */
+export interface PictureInfo {
+  readonly address: string;
+  readonly sha256: string;
+  readonly width: number;
+  readonly height: number;
+  readonly format: string;
+}
+
+interface CachedPicture {
+  readonly bytes: Buffer;
+  readonly width: number;
+  readonly height: number;
+  readonly format: string;
+}
+
+/** A cache of decoded-header pictures by sha-256, bounded by total bytes, least recently used out. */
+export class PictureCache {
+  private readonly _entries = new Map<string, CachedPicture>();
+  private _bytes = 0;
+
+  constructor(readonly limit = PICTURE_CACHE_BYTES) {}
+
+  /** Total bytes held. */
+  get bytes(): number {
+    return this._bytes;
+  }
+
+  get(sha256: string): CachedPicture | undefined {
+    const entry = this._entries.get(sha256);
+    if (entry) {
+      // Re-inserting moves the entry to the end: Map order is the recency order.
+      this._entries.delete(sha256);
+      this._entries.set(sha256, entry);
+    }
+    return entry;
+  }
+
+  set(sha256: string, entry: CachedPicture): void {
+    if (entry.bytes.length > this.limit) {
+      return;
+    }
+    const old = this._entries.get(sha256);
+    if (old) {
+      this._bytes -= old.bytes.length;
+      this._entries.delete(sha256);
+    }
+    this._entries.set(sha256, entry);
+    this._bytes += entry.bytes.length;
+    for (const [key, value] of this._entries) {
+      if (this._bytes <= this.limit) {
+        break;
+      }
+      this._entries.delete(key);
+      this._bytes -= value.bytes.length;
+    }
+  }
+}
+
+/** The process-wide picture cache. */
+export const pictureCache = new PictureCache();
+
+/** Workspace file versions already hashed: `realpath|mtime|size` → sha-256. */
+const hashedFiles = new Map<string, string>();
+const MAX_HASHED_FILES = 1000;
+
+function isHidden(path: string): boolean {
+  return path.split(/[\\/]/).some(segment => segment.startsWith('.') && segment !== '.');
+}
+
+/**
+ * Resolve a workspace picture path to a real file inside the root. Refuses absolute paths, `..`,
+ * symlinks that lead outside the root (both sides through `realpath`), and hidden files or folders
+ * when Jupyter hides them.
+ */
+export async function resolveWorkspacePath(
+  root: string,
+  path: string,
+  hideHidden: boolean
+): Promise<string> {
+  if (path.length === 0 || path.includes('\0')) {
+    throw new HttpError(
+      400,
+      'Picture path is empty or contains NUL; give a path relative to the Jupyter root.',
+      'bad-address'
+    );
+  }
+  if (isAbsolute(path) || /^[A-Za-z]:/.test(path) || path.startsWith('\\')) {
+    throw new HttpError(
+      400,
+      `Picture "${path}" is an absolute path; give a path relative to the Jupyter root.`,
+      'outside-root'
+    );
+  }
+  if (path.split(/[\\/]/).includes('..')) {
+    throw new HttpError(
+      400,
+      `Picture "${path}" contains "..": pictures must lie inside the Jupyter root.`,
+      'outside-root'
+    );
+  }
+  if (hideHidden && isHidden(path)) {
+    throw new HttpError(
+      403,
+      `Picture "${path}" is in a hidden file or folder, which Jupyter hides; move it or show hidden files.`,
+      'hidden'
+    );
+  }
+  const realRoot = await realpath(root);
+  let real: string;
+  try {
+    real = await realpath(resolve(realRoot, path));
+  } catch {
+    throw new HttpError(
+      404,
+      `No picture at "${path}" under the Jupyter root; check the path (it is relative to the root).`,
+      'not-found'
+    );
+  }
+  const inside = relative(realRoot, real);
+  if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) {
+    throw new HttpError(
+      403,
+      `Picture "${path}" leads outside the Jupyter root (through a symlink); copy the picture into the workspace.`,
+      'outside-root'
+    );
+  }
+  if (hideHidden && isHidden(inside)) {
+    throw new HttpError(
+      403,
+      `Picture "${path}" leads to a hidden file or folder, which Jupyter hides.`,
+      'hidden'
+    );
+  }
+  return real;
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function decodeBase64(data: string, address: string): Buffer {
+  const compact = data.replace(/\s+/g, '');
+  if (!BASE64.test(compact) || compact.length % 4 === 1) {
+    throw new HttpError(
+      400,
+      `Picture data for ${address} is not base64; send the output's image/png or image/jpeg value.`,
+      'bad-data'
+    );
+  }
+  const bytes = Buffer.from(compact, 'base64');
+  if (bytes.length > MAX_PICTURE_BYTES) {
+    throw new HttpError(
+      413,
+      `Picture ${address} is larger than ${MAX_PICTURE_BYTES} bytes.`,
+      'too-large'
+    );
+  }
+  return bytes;
+}
+
+async function readWorkspaceFile(
+  real: string,
+  path: string
+): Promise<{ bytes?: Buffer; sha256?: string }> {
+  const info = await stat(real);
+  if (!info.isFile()) {
+    throw new HttpError(400, `"${path}" is not a file; give the path of a picture.`, 'not-a-file');
+  }
+  if (info.size > MAX_PICTURE_BYTES) {
+    throw new HttpError(
+      413,
+      `Picture "${path}" is ${info.size} bytes; the limit is ${MAX_PICTURE_BYTES}.`,
+      'too-large'
+    );
+  }
+  const key = `${real}|${info.mtimeMs}|${info.size}`;
+  const known = hashedFiles.get(key);
+  if (known && pictureCache.get(known)) {
+    return { sha256: known };
+  }
+  const bytes = await readFile(real);
+  const digest = sha256(bytes);
+  if (hashedFiles.size >= MAX_HASHED_FILES) {
+    hashedFiles.clear();
+  }
+  hashedFiles.set(key, digest);
+  return { bytes, sha256: digest };
+}
+
+/** Read a picture's header with sharp (Buffer only), refusing what is not a picture we render. */
+export async function readHeader(
+  bytes: Buffer,
+  address: string
+): Promise<Omit<CachedPicture, 'bytes'>> {
+  let meta: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
+  try {
+    meta = await sharp(bytes, {
+      limitInputPixels: LIMIT_INPUT_PIXELS,
+      failOn: 'warning'
+    }).metadata();
+  } catch (error) {
+    throw new HttpError(
+      415,
+      `${address} is not a picture Figure Chat can read (${(error as Error).message}); use PNG, JPEG, WebP, GIF or TIFF.`,
+      'not-an-image'
+    );
+  }
+  const format = meta.format ?? 'unknown';
+  if (!(PICTURE_FORMATS as readonly string[]).includes(format)) {
+    throw new HttpError(
+      415,
+      `${address} is ${format}, which Figure Chat does not mark; use PNG, JPEG, WebP, GIF or TIFF.`,
+      'not-an-image'
+    );
+  }
+  const width = meta.width ?? 0;
+  const height = meta.pageHeight ?? meta.height ?? 0;
+  if (width <= 0 || height <= 0) {
+    throw new HttpError(
+      415,
+      `${address} has no size in its header; it may be corrupt.`,
+      'not-an-image'
+    );
+  }
+  if (width * height > LIMIT_INPUT_PIXELS) {
+    throw new HttpError(
+      413,
+      `${address} is ${width}×${height} pixels, more than the ${LIMIT_INPUT_PIXELS} allowed; scale it down first.`,
+      'too-many-pixels'
+    );
+  }
+  return { width, height, format };
+}
+
+/** What a request says about its picture. */
+export interface PictureRequest {
+  readonly address: string;
+  /** Base64 bytes, for `cell:` addresses. */
+  readonly data?: string;
+  /** The sha-256 the conversation marked; a different picture now is a 409. */
+  readonly expectSha256?: string;
+}
+
+/** Load a picture for a request: bytes, fingerprint and header. */
+export async function loadPicture(
+  request: PictureRequest,
+  ctx: Pick<RouteContext, 'root' | 'hideHidden'>
+): Promise<Picture> {
+  const { address, data, expectSha256 } = request;
+  let parsed;
+  try {
+    parsed = parsePictureAddress(address);
+  } catch (error) {
+    throw new HttpError(400, (error as VisionError).message, 'bad-address');
+  }
+  let bytes: Buffer | undefined;
+  let digest: string;
+  if (parsed.kind === 'cell') {
+    if (data !== undefined) {
+      bytes = decodeBase64(data, address);
+      digest = sha256(bytes);
+    } else if (expectSha256 && pictureCache.get(expectSha256)) {
+      digest = expectSha256;
+    } else {
+      throw new HttpError(
+        428,
+        `The figure server does not hold ${address}; send its base64 bytes in "data".`,
+        'need-data'
+      );
+    }
+  } else {
+    if (data !== undefined) {
+      throw new HttpError(
+        400,
+        `"data" is for cell: pictures only; ${address} is read from the workspace.`,
+        'bad-data'
+      );
+    }
+    const real = await resolveWorkspacePath(ctx.root, parsed.path, ctx.hideHidden);
+    const read = await readWorkspaceFile(real, parsed.path);
+    bytes = read.bytes;
+    digest = read.sha256 ?? '';
+  }
+  if (expectSha256 !== undefined && expectSha256 !== digest) {
+    throw new HttpError(
+      409,
+      `The picture ${address} changed since the conversation marked it (sha-256 ${expectSha256.slice(0, 12)}… then, ${digest.slice(0, 12)}… now); its marks may no longer fit. Mark it again.`,
+      'picture-changed'
+    );
+  }
+  let entry = pictureCache.get(digest);
+  if (!entry) {
+    if (!bytes) {
+      throw new HttpError(500, `Picture cache lost ${address}; retry.`, 'internal');
+    }
+    entry = { bytes, ...(await readHeader(bytes, address)) };
+    pictureCache.set(digest, entry);
+  }
+  return { address, sha256: digest, ...entry };
+}
+
+/** The fingerprint of a loaded picture. */
+export function pictureInfo(picture: Picture): PictureInfo {
+  const { address, sha256: digest, width, height, format } = picture;
+  return { address, sha256: digest, width, height, format };
+}
+
+const PictureInfoBody = z.object({
+  address: z.string().min(1),
+  data: z.string().optional(),
+  expectSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+});
+
+/** Turn a zod failure on a request body into a 400 naming the field. */
+export function badBody(route: string, error: z.ZodError): HttpError {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? issue.path.join('.') : 'body';
+  return new HttpError(400, `${route}: ${where}: ${issue?.message ?? 'invalid'}.`, 'bad-request');
+}
+
+/** `POST picture-info { address, data? }` → `{ address, sha256, width, height, format }`. */
+export const pictureInfoRoute: JsonRoute = async (body, ctx) => {
+  const parsed = PictureInfoBody.safeParse(body);
+  if (!parsed.success) {
+    throw badBody('picture-info', parsed.error);
+  }
+  return { json: pictureInfo(await loadPicture(parsed.data, ctx)) };
+};

@@ -1,0 +1,306 @@
+/**
+ * Vision views as PNG: the overlay SVG (drawn by the pure core) is rasterized by resvg at output
+ * size and composited by sharp over the picture. The only module that touches pixels.
+ *
+ * Full views resize the picture directly, so JPEG shrink-on-load decodes at the smallest size that
+ * still covers the view; close-ups extract their region, then resize.
+ */
+import { join } from 'node:path';
+
+import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js';
+import sharp, { type KernelEnum, type OverlayOptions, type Sharp } from 'sharp';
+import { z } from 'zod';
+
+import {
+  describeView,
+  drawGeometry,
+  FONT_FAMILY,
+  validateRecord,
+  ViewSpec,
+  viewGeometry,
+  VisionError,
+  type Pane,
+  type ViewGeometry,
+  type VisionRecord
+} from '../tools/vision';
+import { HttpError, type JsonRoute } from './http';
+import {
+  badBody,
+  LIMIT_INPUT_PIXELS,
+  loadPicture,
+  pictureInfo,
+  type Picture,
+  type PictureInfo
+} from './pictures';
+import { fontDirectory } from './svg-fonts';
+
+/** Renders running at once; more wait their turn, so memory stays bounded under load. */
+export const RENDER_CONCURRENCY = 2;
+
+/** Most views one request may ask for. */
+export const MAX_VIEWS_PER_REQUEST = 8;
+
+/**
+ * Pictures up to this many pixels are decoded once for a whole sheet; larger ones are decoded per
+ * tile, trading time for memory (a decoded 100 Mpx picture would be 300 MB).
+ */
+export const SHEET_DECODE_ONCE_PIXELS = 40_000_000;
+
+/** zlib level of output PNGs: views are sent once and looked at, so speed beats the last bytes. */
+export const PNG_COMPRESSION_LEVEL = 3;
+
+/** Background of sheets, between and around tiles. */
+const SHEET_BACKGROUND = { r: 32, g: 32, b: 32 };
+
+/** A bounded queue: at most `limit` tasks run at once. */
+export class Semaphore {
+  private _running = 0;
+  private readonly _waiting: Array<() => void> = [];
+
+  constructor(readonly limit: number) {}
+
+  /** Run `task` when a slot is free. */
+  async use<T>(task: () => Promise<T>): Promise<T> {
+    if (this._running >= this.limit) {
+      await new Promise<void>(resolve => this._waiting.push(resolve));
+    } else {
+      this._running++;
+    }
+    try {
+      return await task();
+    } finally {
+      const next = this._waiting.shift();
+      // The slot passes straight to the next waiter, so `_running` stays the same.
+      if (next) {
+        next();
+      } else {
+        this._running--;
+      }
+    }
+  }
+}
+
+const renders = new Semaphore(RENDER_CONCURRENCY);
+
+let overlayOptions: ResvgRenderOptions | undefined;
+
+/** resvg options for overlays, resolved once: the bundled DejaVu Sans only, no system fonts. */
+function resvgOverlayOptions(): ResvgRenderOptions {
+  overlayOptions ??= {
+    font: {
+      loadSystemFonts: false,
+      fontFiles: [join(fontDirectory(), 'DejaVuSans.ttf')],
+      defaultFontFamily: FONT_FAMILY,
+      sansSerifFamily: FONT_FAMILY
+    },
+    fitTo: { mode: 'original' },
+    logLevel: 'off'
+  };
+  return overlayOptions;
+}
+
+/** One rendered view. */
+export interface RenderedView {
+  readonly png: Buffer;
+  readonly width: number;
+  readonly height: number;
+  readonly caption: string;
+}
+
+const decodeOptions = { limitInputPixels: LIMIT_INPUT_PIXELS, failOn: 'warning' } as const;
+
+function decodeError(picture: Picture, error: unknown): HttpError {
+  if (error instanceof HttpError) {
+    return error;
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return new HttpError(
+    422,
+    `${picture.address} could not be decoded (${reason.trim()}); it may be truncated or corrupt. Re-save it as PNG or JPEG and mark it again.`,
+    'corrupt-picture'
+  );
+}
+
+async function rasterizeOverlay(
+  svg: string,
+  geometry: ViewGeometry
+): Promise<OverlayOptions> {
+  const image = await renderAsync(svg, resvgOverlayOptions());
+  if (image.width !== geometry.width || image.height !== geometry.height) {
+    throw new Error(
+      `overlay rendered at ${image.width}×${image.height}, not ${geometry.width}×${geometry.height}`
+    );
+  }
+  // resvg's pixels are premultiplied RGBA; saying so spares sharp a conversion and keeps edges exact.
+  return {
+    input: image.pixels,
+    raw: { width: image.width, height: image.height, channels: 4, premultiplied: true }
+  };
+}
+
+function kernelFor(pane: Pane): keyof KernelEnum {
+  // Enlarged close-ups show the real pixels as blocks; smoothing would invent detail.
+  return Math.min(pane.sx, pane.sy) >= 2 ? 'nearest' : 'lanczos3';
+}
+
+function resizePane(image: Sharp, pane: Pane, whole: boolean): Sharp {
+  const { region } = pane;
+  const source = whole
+    ? image
+    : image.extract({
+        left: region.x0,
+        top: region.y0,
+        width: region.x1 - region.x0,
+        height: region.y1 - region.y0
+      });
+  return source
+    .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) })
+    .flatten({ background: '#ffffff' });
+}
+
+async function renderSinglePane(
+  picture: Picture,
+  geometry: ViewGeometry,
+  overlay: OverlayOptions
+): Promise<Buffer> {
+  const pane = geometry.panes[0];
+  const { region } = pane;
+  const whole =
+    region.x0 === 0 &&
+    region.y0 === 0 &&
+    region.x1 === picture.width &&
+    region.y1 === picture.height;
+  return resizePane(sharp(picture.bytes, decodeOptions), pane, whole)
+    .toColourspace('srgb')
+    .composite([overlay])
+    .png({ compressionLevel: PNG_COMPRESSION_LEVEL })
+    .toBuffer();
+}
+
+async function renderSheet(
+  picture: Picture,
+  geometry: ViewGeometry,
+  overlay: OverlayOptions
+): Promise<Buffer> {
+  let source: () => Sharp = () => sharp(picture.bytes, decodeOptions);
+  if (picture.width * picture.height <= SHEET_DECODE_ONCE_PIXELS) {
+    const decoded = await sharp(picture.bytes, decodeOptions)
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const { width, height, channels } = decoded.info;
+    source = () => sharp(decoded.data, { raw: { width, height, channels } });
+  }
+  const tiles = await Promise.all(
+    geometry.panes.map(async (pane): Promise<OverlayOptions> => {
+      const tile = await resizePane(source(), pane, false)
+        .toColourspace('srgb')
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      const { width, height, channels } = tile.info;
+      return { input: tile.data, raw: { width, height, channels }, left: pane.left, top: pane.top };
+    })
+  );
+  return sharp({
+    create: {
+      width: geometry.width,
+      height: geometry.height,
+      channels: 3,
+      background: SHEET_BACKGROUND
+    }
+  })
+    .composite([...tiles, overlay])
+    .png({ compressionLevel: PNG_COMPRESSION_LEVEL })
+    .toBuffer();
+}
+
+/**
+ * Render one view of a loaded picture. Bad views (unknown mark, out-of-bounds address) are 400s;
+ * a picture that will not decode is a 422 that says what to do.
+ */
+export async function renderView(
+  picture: Picture,
+  spec: ViewSpec,
+  record: VisionRecord
+): Promise<RenderedView> {
+  let geometry: ViewGeometry;
+  try {
+    geometry = viewGeometry(spec, record, picture);
+  } catch (error) {
+    throw error instanceof VisionError ? new HttpError(400, error.message, error.code) : error;
+  }
+  const svg = drawGeometry(geometry, record);
+  return renders.use(async () => {
+    const overlay = await rasterizeOverlay(svg, geometry);
+    let png: Buffer;
+    try {
+      png =
+        geometry.kind === 'sheet'
+          ? await renderSheet(picture, geometry, overlay)
+          : await renderSinglePane(picture, geometry, overlay);
+    } catch (error) {
+      throw decodeError(picture, error);
+    }
+    return {
+      png,
+      width: geometry.width,
+      height: geometry.height,
+      caption: describeView(geometry, record, picture)
+    };
+  });
+}
+
+const RenderBody = z
+  .object({
+    address: z.string().min(1),
+    data: z.string().optional(),
+    expectSha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
+    view: ViewSpec.optional(),
+    views: z.array(ViewSpec).min(1).max(MAX_VIEWS_PER_REQUEST).optional(),
+    record: z.unknown()
+  })
+  .refine(body => (body.view === undefined) !== (body.views === undefined), {
+    message: 'give exactly one of "view" or "views"'
+  });
+
+/** What the `render` route answers. */
+export interface RenderAnswer {
+  readonly views: Array<{ png: string; width: number; height: number; caption: string }>;
+  readonly picture: PictureInfo;
+}
+
+/**
+ * `POST render { address, data?, expectSha256?, view | views, record }` →
+ * `{ views: [{ png (base64), width, height, caption }], picture }`.
+ */
+export const renderRoute: JsonRoute = async (body, ctx) => {
+  const parsed = RenderBody.safeParse(body);
+  if (!parsed.success) {
+    throw badBody('render', parsed.error);
+  }
+  const request = parsed.data;
+  const picture = await loadPicture(request, ctx);
+  let record: VisionRecord;
+  try {
+    record = validateRecord(request.record, picture);
+  } catch (error) {
+    throw error instanceof VisionError ? new HttpError(400, error.message, error.code) : error;
+  }
+  if (record.image !== picture.address) {
+    throw new HttpError(
+      400,
+      `render: the record is for ${record.image}, not ${picture.address}.`,
+      'bad-request'
+    );
+  }
+  const specs = request.views ?? (request.view ? [request.view] : []);
+  const views = await Promise.all(specs.map(spec => renderView(picture, spec, record)));
+  const answer: RenderAnswer = {
+    views: views.map(view => ({ ...view, png: view.png.toString('base64') })),
+    picture: pictureInfo(picture)
+  };
+  return { json: answer };
+};
