@@ -1,10 +1,14 @@
 /**
  * Recovers tool calls that a model server left in the assistant's text, while the text streams.
  *
- * The parser keeps the whole reply and a position up to which everything is decided. Text before
- * a `<` is visible at once; a `<` waits until it is clearly not the start of call markup; a block of
- * call markup is read only when its closing tag could be present. Every decision looks only at
- * text already received, so any split of the same reply into chunks gives the same result.
+ * Text before a `<` is visible at once; a `<` waits until it is clearly not the start of call
+ * markup; a block of call markup is read only when its closing tag could be present. Every
+ * decision looks only at text already received, so any split of the same reply into chunks gives
+ * the same result.
+ *
+ * Only the undecided tail of the reply is kept, and chunks inside a block are joined only when its
+ * closing tag shows up: re-reading a growing string on every chunk would copy the whole reply each
+ * time (V8 flattens concatenated strings on search), which is quadratic for a large SVG.
  */
 import { dsmlMarked, dsmlPlain, DSML_MARKER } from './dsml';
 import { toolCallTag } from './toolCallTag';
@@ -13,12 +17,16 @@ import { matchAt } from './scan';
 
 const SYNTAXES: readonly CallSyntax[] = [toolCallTag, dsmlMarked, dsmlPlain];
 
-/** A block of call markup whose closing tag has not been read yet. */
+/** A block of call markup, starting at `_buffer[0]`, whose closing tag has not been read yet. */
 interface OpenBlock {
   syntax: CallSyntax;
   bodyStart: number;
-  /** Where to look for the closing tag next; occurrences before it were already tried. */
+  /** Where to look for the closing tag next in `_buffer`; earlier occurrences were tried. */
   searchFrom: number;
+  /** The last characters received, enough to see a closing tag split across chunks. */
+  probe: string;
+  /** Chunks received since the last look at the block, not yet added to `_buffer`. */
+  pending: string[];
 }
 
 /** What a `<` in visible text turns out to be. */
@@ -40,12 +48,25 @@ export class ToolCallTextParser {
    * `finish().text`.
    */
   push(chunk: string): string {
-    if (this._finished) {
+    if (this._result) {
       throw new Error('ToolCallTextParser: push() after finish()');
     }
-    this._buffer += chunk;
+    const block = this._block;
+    if (block) {
+      const keep = block.syntax.closer.length - 1;
+      const probe = block.probe + chunk;
+      block.probe = probe.slice(-keep);
+      block.pending.push(chunk);
+      if (!probe.includes(block.syntax.closer)) {
+        return '';
+      }
+      this._buffer += block.pending.join('');
+      block.pending = [];
+    } else {
+      this._buffer += chunk;
+    }
     this._advance();
-    return this._takeNewText();
+    return this._takeFresh();
   }
 
   /**
@@ -53,11 +74,20 @@ export class ToolCallTextParser {
    * in `errors` (not returned as a call) and its markup is not shown.
    */
   finish(): ToolCallParseResult {
-    if (!this._finished) {
-      this._finished = true;
+    if (!this._result) {
+      if (this._block) {
+        this._buffer += this._block.pending.join('');
+        this._block.pending = [];
+      }
       this._finishPending();
+      this._takeFresh();
+      this._result = { text: this._shown.join(''), calls: this._calls, errors: this._errors };
     }
-    return { text: this._visible, calls: [...this._calls], errors: [...this._errors] };
+    return {
+      text: this._result.text,
+      calls: [...this._result.calls],
+      errors: [...this._result.errors]
+    };
   }
 
   /** Reads as far as the received text allows. */
@@ -72,36 +102,49 @@ export class ToolCallTextParser {
     }
   }
 
-  /** Moves visible text forward; true when it stopped at the start of a block of call markup. */
+  /**
+   * Moves visible text forward and drops it from the buffer; true when it stopped at the start
+   * of a block of call markup, which then begins the buffer.
+   */
   private _scanText(): boolean {
     const text = this._buffer;
+    let pos = 0;
+    let opening: Opening = { kind: 'prose' };
     for (;;) {
-      const lt = text.indexOf('<', this._pos);
+      const lt = text.indexOf('<', pos);
       if (lt === -1) {
-        this._visible += text.slice(this._pos);
-        this._pos = text.length;
-        return false;
+        this._fresh += text.slice(pos);
+        pos = text.length;
+        break;
       }
-      this._visible += text.slice(this._pos, lt);
-      this._pos = lt;
-      const opening = this._classify(lt);
-      if (opening.kind === 'hold') {
-        return false;
+      this._fresh += text.slice(pos, lt);
+      pos = lt;
+      opening = this._classify(text, lt);
+      if (opening.kind !== 'prose') {
+        break;
       }
-      if (opening.kind === 'call') {
-        const bodyStart = lt + opening.syntax.opener.length;
-        this._block = { syntax: opening.syntax, bodyStart, searchFrom: bodyStart };
-        return true;
-      }
-      this._visible += '<';
-      this._pos = lt + 1;
+      this._fresh += '<';
+      pos = lt + 1;
     }
+    this._drop(pos);
+    if (opening.kind !== 'call') {
+      return false;
+    }
+    const bodyStart = opening.syntax.opener.length;
+    this._block = {
+      syntax: opening.syntax,
+      bodyStart,
+      searchFrom: bodyStart,
+      probe: '',
+      pending: []
+    };
+    return true;
   }
 
-  private _classify(lt: number): Opening {
-    const text = this._buffer;
+  private _classify(text: string, lt: number): Opening {
+    const before = lt > 0 ? text[lt - 1] : this._before;
     // A tag right after a backtick is being quoted in Markdown, never emitted as a call.
-    if (lt > 0 && text[lt - 1] === '`') {
+    if (before === '`') {
       return { kind: 'prose' };
     }
     let hold: Opening | null = null;
@@ -130,11 +173,12 @@ export class ToolCallTextParser {
     const result = found ? block.syntax.parse(text, block.bodyStart) : null;
     if (result === null || result.kind === 'incomplete') {
       block.searchFrom = Math.max(block.bodyStart, text.length - closer.length + 1);
+      block.probe = text.slice(block.searchFrom);
       return false;
     }
     this._record(result);
-    this._pos = result.end;
     this._block = null;
+    this._drop(result.end);
     return true;
   }
 
@@ -147,23 +191,31 @@ export class ToolCallTextParser {
       this._record(result);
       if (result.kind === 'incomplete') {
         this._errors.push(cutOff(syntax.closer, result.callName));
-        this._pos = this._buffer.length;
+        this._drop(this._buffer.length);
         return;
       }
-      this._pos = result.end;
+      this._drop(result.end);
       this._advance();
       this._finishPending();
       return;
     }
-    if (this._pos < this._buffer.length) {
-      const opening = this._classify(this._pos);
+    if (this._buffer.length > 0) {
+      const opening = this._classify(this._buffer, 0);
       if (opening.kind === 'hold' && opening.syntax) {
         // A complete opening tag followed by too little to tell: the call was cut off.
         this._errors.push(cutOff(opening.syntax.closer));
       } else {
-        this._visible += this._buffer.slice(this._pos);
+        this._fresh += this._buffer;
       }
-      this._pos = this._buffer.length;
+      this._drop(this._buffer.length);
+    }
+  }
+
+  /** Forgets the first `count` characters of the buffer, which are decided. */
+  private _drop(count: number): void {
+    if (count > 0) {
+      this._before = this._buffer[count - 1];
+      this._buffer = this._buffer.slice(count);
     }
   }
 
@@ -172,21 +224,25 @@ export class ToolCallTextParser {
     this._errors.push(...result.errors);
   }
 
-  private _takeNewText(): string {
-    const fresh = this._visible.slice(this._returned);
-    this._returned = this._visible.length;
+  private _takeFresh(): string {
+    const fresh = this._fresh;
+    this._fresh = '';
+    if (fresh) {
+      this._shown.push(fresh);
+    }
     return fresh;
   }
 
+  /** The undecided rest of the reply (or the open block, from its opening tag). */
   private _buffer = '';
-  /** Everything before this index is decided (visible text or consumed markup). */
-  private _pos = 0;
-  private _visible = '';
-  private _returned = 0;
+  /** The character just before `_buffer`, for telling quoted tags from calls. */
+  private _before = '';
+  private _fresh = '';
+  private _shown: string[] = [];
   private _block: OpenBlock | null = null;
   private _calls: ParsedToolCall[] = [];
   private _errors: string[] = [];
-  private _finished = false;
+  private _result: ToolCallParseResult | null = null;
 }
 
 function cutOff(closer: string, callName?: string): string {
