@@ -175,3 +175,60 @@ describe('splitting a reply into chunks never changes the result', () => {
     expect(result.calls[0].arguments.svg === big).toBe(true);
   });
 });
+
+describe('random replies built from markup fragments', () => {
+  const FRAGMENTS = [
+    'text ',
+    ' ',
+    '\n',
+    '<',
+    '>',
+    '`',
+    '<b>',
+    '<tool_call>',
+    '</tool_call>',
+    '<tool_',
+    '{"name": "t", "arguments": {"svg": "<g></g>"}}',
+    '{"name": ',
+    '}',
+    '"',
+    'name',
+    '<arg_key>k</arg_key>',
+    '<arg_value>v <g/></arg_value>',
+    '<arg_value>',
+    '</arg_value>',
+    `<${M}function_calls>`,
+    `</${M}function_calls>`,
+    '<function_calls>',
+    '</function_calls>',
+    `<${M}invoke name="t">`,
+    '<invoke name="t">',
+    `</${M}invoke>`,
+    '</invoke>',
+    `<${M}parameter name="p" string="true">`,
+    '<parameter name="p">',
+    `</${M}parameter>`,
+    '</parameter>',
+    '\uff5c',
+    M
+  ];
+
+  it('parse the same however they are split', () => {
+    const next = random(42);
+    for (let n = 0; n < 400; n++) {
+      const length = 1 + Math.floor(next() * 14);
+      const reply = Array.from(
+        { length },
+        () => FRAGMENTS[Math.floor(next() * FRAGMENTS.length)]
+      ).join('');
+      const whole = parseToolCallsFromText(reply);
+      expect(streamed([...reply])).toEqual(whole);
+      for (let round = 0; round < 5; round++) {
+        const points = Array.from({ length: 1 + Math.floor(next() * 6) }, () =>
+          Math.floor(next() * (reply.length + 1))
+        );
+        expect(streamed(splitAt(reply, points))).toEqual(whole);
+      }
+    }
+  });
+});

@@ -15,7 +15,6 @@
  */
 import {
   argumentsFrom,
-  excerpt,
   isRecord,
   matchAt,
   matchTagName,
@@ -96,11 +95,16 @@ function dsmlSyntax(marker: string): CallSyntax {
         return { kind: 'incomplete', calls, errors, callName: result.callName };
       }
       if (result.kind === 'malformed') {
-        errors.push(
-          `The model's tool call markup is malformed near "${excerpt(text, result.at)}"; expected ` +
+        return skipToCloser(
+          text,
+          result.at,
+          t.closer,
+          calls,
+          errors,
+          near =>
+            `The model's tool call markup is malformed near "${near}"; expected ` +
             `${t.invoke} name="…"> with ${t.parameter} name="…"> tags or one JSON object.`
         );
-        return skipToCloser(text, result.at, t.closer, calls, errors);
       }
       if (typeof result.call === 'string') {
         errors.push(result.call);

@@ -141,23 +141,29 @@ export function argumentsFrom(entries: [string, unknown][]): Record<string, unkn
 /**
  * Ends a block whose markup is malformed: everything up to the block's closing tag is dropped and
  * reported, or the block is still open if that tag has not arrived.
+ *
+ * `problem` words the error around an excerpt of the dropped markup; the excerpt stops at the
+ * closing tag so the message never depends on text after the block.
  */
 export function skipToCloser(
   text: string,
   from: number,
   closer: string,
   calls: ParsedToolCall[],
-  errors: string[]
+  errors: string[],
+  problem: (near: string) => string
 ): BlockParse {
   const at = text.indexOf(closer, from);
+  const all = [...errors, problem(excerpt(text, from, at === -1 ? text.length : at))];
   if (at === -1) {
-    return { kind: 'incomplete', calls, errors };
+    return { kind: 'incomplete', calls, errors: all };
   }
-  return { kind: 'complete', end: at + closer.length, calls, errors };
+  return { kind: 'complete', end: at + closer.length, calls, errors: all };
 }
 
-/** A short, single-line excerpt of the text at `pos` for error messages. */
-export function excerpt(text: string, pos: number): string {
-  const s = text.slice(pos, pos + 40).replace(/\s+/g, ' ');
-  return pos + 40 < text.length ? `${s}…` : s;
+/** A short, single-line excerpt of `text` from `pos` (and before `end`) for error messages. */
+export function excerpt(text: string, pos: number, end: number): string {
+  const stop = Math.min(end, pos + 40);
+  const s = text.slice(pos, stop).replace(/\s+/g, ' ');
+  return stop < end ? `${s}…` : s;
 }

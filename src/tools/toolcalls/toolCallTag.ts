@@ -96,7 +96,8 @@ function parseHermes(text: string, start: number): BlockParse {
       start,
       CLOSER,
       [],
-      [`The model's tool call is not valid JSON near "${excerpt(text, start)}".`]
+      [],
+      near => `The model's tool call is not valid JSON near "${near}".`
     );
   }
   const json = text.slice(start, scan.end);
@@ -120,7 +121,7 @@ function parseHermes(text: string, start: number): BlockParse {
         end,
         calls: [],
         errors: [
-          `The model's tool call has unexpected text after its JSON: "${excerpt(text, after)}".`
+          `The model's tool call has unexpected text after its JSON: "${excerpt(text, after, at)}".`
         ]
       };
     }
@@ -186,7 +187,14 @@ function parseGlm(text: string, start: number): BlockParse {
     const close = matchAt(text, i, CLOSER);
     if (close === 'yes') {
       if (name === '') {
-        return skipToCloser(text, i, CLOSER, [], ["The model's tool call has no tool name."]);
+        return skipToCloser(
+          text,
+          i,
+          CLOSER,
+          [],
+          [],
+          () => "The model's tool call has no tool name."
+        );
       }
       return {
         kind: 'complete',
@@ -231,10 +239,10 @@ function malformedGlm(text: string, at: number, name: string): BlockParse {
     at,
     CLOSER,
     [],
-    [
-      `The model's call to ${name} is malformed near "${excerpt(text, at)}"; expected ` +
-        '<arg_key>…</arg_key><arg_value>…</arg_value> pairs.'
-    ]
+    [],
+    near =>
+      `The model's call to ${name} is malformed near "${near}"; expected ` +
+      '<arg_key>…</arg_key><arg_value>…</arg_value> pairs.'
   );
 }
 
