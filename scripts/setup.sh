@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Set up a development checkout: a Python virtual environment in .venv with JupyterLab and this
+# extension (editable), the npm packages, and a build of the labextension and the figure server.
+# Idempotent; needs Python 3.11 and Node 20 (and nothing else) on the machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+export PATH="$PWD/.venv/bin:$PATH"
+python -m pip install -q --disable-pip-version-check \
+  "jupyterlab>=4.5,<4.6" "hatchling>=1.5" "hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5" editables
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+npm run build
+
+python -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]"
+jupyter labextension develop --overwrite . >/dev/null
+jupyter labextension list 2>&1 | grep -q "jupyterlab-figure-chat.*enabled.*OK" || {
+  echo "setup: the labextension is not enabled" >&2
+  jupyter labextension list >&2
+  exit 1
+}
+echo "setup: ready (.venv, node_modules, labextension, figure server)"

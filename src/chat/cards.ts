@@ -1,0 +1,104 @@
+/**
+ * From stored messages to what the chat shows: turns of user text, assistant text, tool cards and
+ * unreadable entries. The live path and replay both render through `buildChatItems`, so a
+ * conversation looks the same while it streams and after the notebook is reopened.
+ */
+import type {
+  AssistantMessage,
+  StoredMessage,
+  StoredToolCall,
+  ToolMessage,
+  UnreadableEntry,
+  UserMessage
+} from '../tools/transcript';
+
+/** The lifecycle of a tool card. */
+export type ToolCardState = 'pending' | 'running' | 'completed' | 'failed' | 'interrupted';
+
+/** One tool call with its result, as shown. */
+export interface ToolCard {
+  readonly kind: 'tool';
+  readonly call: StoredToolCall;
+  readonly state: ToolCardState;
+  /** The result text (what the model saw), when there is a result. */
+  readonly result?: ToolMessage;
+  /** The assistant message the call belongs to. */
+  readonly messageId: string;
+}
+
+/** Something the chat shows, in order. */
+export type ChatItem =
+  | { readonly kind: 'user'; readonly message: UserMessage }
+  | { readonly kind: 'assistant'; readonly message: AssistantMessage; readonly live: boolean }
+  | ToolCard
+  | { readonly kind: 'unreadable'; readonly entry: UnreadableEntry }
+  | { readonly kind: 'orphan-result'; readonly message: ToolMessage };
+
+/** What is still running in the live turn, if any. */
+export interface LiveState {
+  /** The assistant message being streamed. */
+  readonly streamingId?: string;
+  /** Tool calls whose handlers are running now. */
+  readonly runningCallIds?: ReadonlySet<string>;
+}
+
+/**
+ * Build the items of a conversation. A call without a result is `running` while its handler runs,
+ * `pending` while the live turn has not reached it, and `interrupted` otherwise.
+ */
+export function buildChatItems(
+  entries: ReadonlyArray<StoredMessage | UnreadableEntry>,
+  live: LiveState = {}
+): ChatItem[] {
+  const results = new Map<string, ToolMessage>();
+  for (const entry of entries) {
+    if (entry.role === 'tool') {
+      results.set(entry.tool_call_id, entry);
+    }
+  }
+  const callIds = new Set<string>();
+  const items: ChatItem[] = [];
+  const liveTurn = live.streamingId !== undefined || (live.runningCallIds?.size ?? 0) > 0;
+  let lastUser = -1;
+  entries.forEach((entry, position) => {
+    if (entry.role === 'user') {
+      lastUser = position;
+    }
+  });
+  entries.forEach((entry, position) => {
+    switch (entry.role) {
+      case 'user':
+        items.push({ kind: 'user', message: entry });
+        break;
+      case 'assistant': {
+        const isLast = position > lastUser;
+        items.push({ kind: 'assistant', message: entry, live: entry.id === live.streamingId });
+        for (const call of entry.tool_calls ?? []) {
+          callIds.add(call.id);
+          const result = results.get(call.id);
+          let state: ToolCardState;
+          if (result) {
+            state = result.status;
+          } else if (live.runningCallIds?.has(call.id)) {
+            state = 'running';
+          } else if (liveTurn && isLast) {
+            state = 'pending';
+          } else {
+            state = 'interrupted';
+          }
+          items.push({ kind: 'tool', call, state, result, messageId: entry.id });
+        }
+        break;
+      }
+      case 'tool':
+        if (!callIds.has(entry.tool_call_id)) {
+          items.push({ kind: 'orphan-result', message: entry });
+        }
+        break;
+      case 'unreadable':
+        items.push({ kind: 'unreadable', entry });
+        break;
+    }
+  });
+  return items;
+}

@@ -1,0 +1,95 @@
+/**
+ * Keeps a conversation in its notebook's metadata under `figure_chat`: loaded once when the
+ * notebook opens (and again if the file is reverted), written back as the conversation changes,
+ * throttled, so the notebook becomes dirty and JupyterLab's save and autosave keep it. Nothing
+ * else in the notebook is touched.
+ */
+import type { INotebookModel } from '@jupyterlab/notebook';
+import type { IDisposable } from '@lumino/disposable';
+
+import { METADATA_KEY } from '../tools/transcript';
+import type { Conversation } from './conversation';
+
+/** How often, at most, a streaming conversation is written into the notebook model. */
+export const WRITE_INTERVAL_MS = 250;
+
+/** The binding of a conversation to a notebook model. */
+export class NotebookTranscriptStore implements IDisposable {
+  private _timer: ReturnType<typeof setTimeout> | undefined;
+  private _lastWritten: unknown;
+  private _writing = false;
+  private _isDisposed = false;
+
+  constructor(
+    private readonly _model: INotebookModel,
+    private readonly _conversation: Conversation
+  ) {
+    this._lastWritten = this._model.getMetadata(METADATA_KEY);
+    this._conversation.load(this._lastWritten);
+    this._conversation.changed.connect(this._onConversationChanged, this);
+    this._model.metadataChanged.connect(this._onMetadataChanged, this);
+  }
+
+  get isDisposed(): boolean {
+    return this._isDisposed;
+  }
+
+  /** Write any pending change now (before a save, or on dispose). */
+  flush(): void {
+    if (this._timer !== undefined) {
+      clearTimeout(this._timer);
+      this._timer = undefined;
+    }
+    if (this._isDisposed || this._model.isDisposed) {
+      return;
+    }
+    if (this._conversation.problem) {
+      // An unreadable stored value is never overwritten until the user starts over.
+      return;
+    }
+    const value = this._conversation.toStored();
+    const empty = (value.messages as unknown[]).length === 0 && this._lastWritten === undefined;
+    if (empty || JSON.stringify(value) === JSON.stringify(this._lastWritten)) {
+      return;
+    }
+    this._writing = true;
+    try {
+      this._model.setMetadata(METADATA_KEY, value);
+      this._lastWritten = this._model.getMetadata(METADATA_KEY);
+    } finally {
+      this._writing = false;
+    }
+  }
+
+  dispose(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this.flush();
+    this._isDisposed = true;
+    this._conversation.changed.disconnect(this._onConversationChanged, this);
+    if (!this._model.isDisposed) {
+      this._model.metadataChanged.disconnect(this._onMetadataChanged, this);
+    }
+  }
+
+  private _onConversationChanged(): void {
+    if (this._timer === undefined) {
+      this._timer = setTimeout(() => this.flush(), WRITE_INTERVAL_MS);
+    }
+  }
+
+  private _onMetadataChanged(_: INotebookModel, change: { key: string; newValue?: unknown }): void {
+    if (this._writing || change.key !== METADATA_KEY) {
+      return;
+    }
+    const live = this._conversation.live;
+    if (live.streamingId || live.runningCallIds?.size) {
+      return; // the live turn wins; it writes again shortly
+    }
+    if (JSON.stringify(change.newValue) !== JSON.stringify(this._lastWritten)) {
+      this._lastWritten = change.newValue;
+      this._conversation.load(change.newValue);
+    }
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * Reading an OpenAI-compatible streaming answer: Server-Sent Events in, text deltas and tool calls
+ * out. Pure: the network part lives in `model-client.ts`.
+ */
+import { ToolCallTextParser } from '../tools/toolcalls';
+
+/** Raised when the stream is not what an OpenAI-compatible server sends. */
+export class ModelStreamError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelStreamError';
+  }
+}
+
+/** Splits a byte stream's text into SSE `data:` payloads, whatever the chunk boundaries. */
+export class SseDecoder {
+  private _buffer = '';
+
+  /** Feed text; returns the complete `data` payloads it finished. */
+  push(text: string): string[] {
+    this._buffer += text;
+    const payloads: string[] = [];
+    let end: number;
+    while ((end = this._nextEventEnd()) >= 0) {
+      const event = this._buffer.slice(0, end);
+      this._buffer = this._buffer.slice(end).replace(/^(\r\n|\r|\n){1,2}/, '');
+      const data = event
+        .split(/\r\n|\r|\n/)
+        .filter(line => line.startsWith('data:'))
+        .map(line => line.slice(5).replace(/^ /, ''));
+      if (data.length) {
+        payloads.push(data.join('\n'));
+      }
+    }
+    return payloads;
+  }
+
+  /** What is left when the stream ends (a last event without its blank line). */
+  flush(): string[] {
+    const rest = this._buffer;
+    this._buffer = '';
+    return rest.trim() ? this.push(`${rest}\n\n`) : [];
+  }
+
+  private _nextEventEnd(): number {
+    const match = /(\r\n|\r|\n)(\r\n|\r|\n)/.exec(this._buffer);
+    return match ? match.index + match[1].length : -1;
+  }
+}
+
+/** A tool call the model made, with arguments still as text while they stream. */
+export interface StreamedToolCall {
+  id: string;
+  name: string;
+  argumentsText: string;
+}
+
+/** What a finished stream amounts to. */
+export interface StreamResult {
+  /** Visible text: transport markup removed. */
+  content: string;
+  calls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
+  /** Problems the turn must report (truncated tool-call JSON, cut stream). */
+  errors: string[];
+  finishReason: string | null;
+  /** Whether `[DONE]` or a finish reason arrived (otherwise the stream was cut). */
+  complete: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Accumulates Chat Completions chunks. Text passes through the text tool-call parser so markup a
+ * server leaves in the content never shows; structured `tool_calls` are joined by index.
+ */
+export class ChatStreamAccumulator {
+  private readonly _text = new ToolCallTextParser();
+  private readonly _calls: StreamedToolCall[] = [];
+  private _visible = '';
+  private _finishReason: string | null = null;
+  private _done = false;
+  private _idPrefix: string;
+
+  constructor(idPrefix = 'call') {
+    this._idPrefix = idPrefix;
+  }
+
+  /** Visible text so far. */
+  get visible(): string {
+    return this._visible;
+  }
+
+  /** Structured tool calls so far (names known, arguments maybe partial). */
+  get calls(): ReadonlyArray<StreamedToolCall> {
+    return this._calls;
+  }
+
+  /** Feed one SSE payload; returns the visible text it added. */
+  push(payload: string): string {
+    if (payload.trim() === '[DONE]') {
+      this._done = true;
+      return '';
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(payload);
+    } catch {
+      throw new ModelStreamError(`The model server sent a malformed stream chunk: ${payload.slice(0, 200)}`);
+    }
+    if (!isRecord(chunk)) {
+      throw new ModelStreamError('The model server sent a stream chunk that is not an object.');
+    }
+    if (isRecord(chunk.error)) {
+      throw new ModelStreamError(`The model server reported an error: ${String(chunk.error.message ?? 'unknown')}`);
+    }
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    let added = '';
+    for (const choice of choices) {
+      if (!isRecord(choice)) {
+        continue;
+      }
+      const delta = isRecord(choice.delta) ? choice.delta : isRecord(choice.message) ? choice.message : {};
+      if (typeof delta.content === 'string' && delta.content) {
+        added += this._text.push(delta.content);
+      }
+      if (Array.isArray(delta.tool_calls)) {
+        for (const raw of delta.tool_calls) {
+          this._mergeToolCall(raw);
+        }
+      }
+      if (typeof choice.finish_reason === 'string') {
+        this._finishReason = choice.finish_reason;
+      }
+    }
+    this._visible += added;
+    return added;
+  }
+
+  /** Close the stream and resolve what it said. */
+  finish(): StreamResult {
+    const text = this._text.finish();
+    const errors = [...text.errors];
+    const calls: StreamResult['calls'] = [];
+    this._calls.forEach((call, index) => {
+      const id = call.id || `${this._idPrefix}_${index + 1}`;
+      const source = call.argumentsText.trim() === '' ? '{}' : call.argumentsText;
+      try {
+        const parsed: unknown = JSON.parse(source);
+        if (!isRecord(parsed)) {
+          throw new Error('not an object');
+        }
+        calls.push({ id, name: call.name, arguments: parsed });
+      } catch {
+        errors.push(
+          `The model's call to ${call.name || 'a tool'} had truncated or invalid JSON arguments (${source.length} characters); ask again, or raise the model's output limit.`
+        );
+      }
+    });
+    text.calls.forEach((call, index) => {
+      calls.push({ id: `${this._idPrefix}_t${index + 1}`, name: call.name, arguments: call.arguments });
+    });
+    return {
+      content: text.text,
+      calls,
+      errors,
+      finishReason: this._finishReason,
+      complete: this._done || this._finishReason !== null
+    };
+  }
+
+  private _mergeToolCall(raw: unknown): void {
+    if (!isRecord(raw)) {
+      return;
+    }
+    const index = typeof raw.index === 'number' ? raw.index : this._calls.length;
+    const fn = isRecord(raw.function) ? raw.function : {};
+    let call = this._calls[index];
+    if (!call) {
+      call = { id: '', name: '', argumentsText: '' };
+      this._calls[index] = call;
+    }
+    if (typeof raw.id === 'string' && raw.id) {
+      call.id = raw.id;
+    }
+    if (typeof fn.name === 'string') {
+      call.name += fn.name;
+    }
+    if (typeof fn.arguments === 'string') {
+      call.argumentsText += fn.arguments;
+    } else if (isRecord(fn.arguments)) {
+      call.argumentsText = JSON.stringify(fn.arguments);
+    }
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The one tool registry: each tool is data — name, description, zod input schema, handler.
+ * Arguments are validated before the handler runs; a failing tool returns `Tool error: …` text the
+ * model can read. Only protocol failures throw.
+ */
+import { z } from 'zod';
+
+import type { PictureFingerprint } from './transcript';
+
+/** An image a tool shows to the user and, when it accepts images, to the model. */
+export interface ToolImage {
+  /** PNG bytes as base64. */
+  readonly png: string;
+  readonly width: number;
+  readonly height: number;
+  readonly caption: string;
+}
+
+/** What a tool call produced. */
+export interface ToolOutput {
+  readonly status: 'completed' | 'failed';
+  /** The short text the model sees (and that is stored). */
+  readonly text: string;
+  /** Views rendered for this call; never stored, re-rendered on replay. */
+  readonly images?: ReadonlyArray<ToolImage>;
+  /** The picture a vision call worked on. */
+  readonly picture?: PictureFingerprint;
+}
+
+/** What a handler may use besides its arguments; supplied by the host (the chat). */
+export interface ToolContext {
+  readonly signal: AbortSignal;
+  /** The conversation's tool calls and results so far (for tools that fold the transcript). */
+  readonly host: unknown;
+}
+
+/** A tool definition. `mutates` tools run one at a time, never interleaved. */
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: Schema;
+  readonly mutates: boolean;
+  run(args: z.infer<Schema>, context: ToolContext): Promise<ToolOutput>;
+}
+
+/** A tool as the model is told about it (OpenAI `tools` entry). */
+export interface ToolSpec {
+  readonly type: 'function';
+  readonly function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** A tool error result, with the text the model reads. */
+export function toolError(message: string): ToolOutput {
+  return { status: 'failed', text: `Tool error: ${message}` };
+}
+
+/** Describe zod issues in one line a model can act on. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map(issue => `${issue.path.length ? issue.path.join('.') : 'arguments'}: ${issue.message}`)
+    .join('; ');
+}
+
+/** Raised when a tool's name is already registered. */
+export class DuplicateToolError extends Error {
+  constructor(name: string) {
+    super(`A tool named "${name}" is already registered`);
+    this.name = 'DuplicateToolError';
+  }
+}
+
+/** The registry of tools the model may call. */
+export class ToolRegistry {
+  private readonly _tools = new Map<string, ToolDefinition>();
+
+  /** Add a tool; refuses a duplicate name. */
+  register<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): void {
+    if (this._tools.has(tool.name)) {
+      throw new DuplicateToolError(tool.name);
+    }
+    this._tools.set(tool.name, tool as unknown as ToolDefinition);
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this._tools.get(name);
+  }
+
+  get names(): string[] {
+    return [...this._tools.keys()];
+  }
+
+  /** The tools as JSON Schema, for the model request. */
+  specs(): ToolSpec[] {
+    return [...this._tools.values()].map(tool => {
+      const parameters = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+      delete parameters.$schema;
+      return {
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters }
+      };
+    });
+  }
+
+  /** Validate and run one call; never throws for a tool's own failure. */
+  async call(name: string, args: unknown, context: ToolContext): Promise<ToolOutput> {
+    const tool = this._tools.get(name);
+    if (!tool) {
+      return toolError(`unknown tool "${name}"; available tools: ${this.names.join(', ')}`);
+    }
+    const parsed = tool.input.safeParse(args);
+    if (!parsed.success) {
+      return toolError(`invalid arguments for ${name}: ${describeIssues(parsed.error)}`);
+    }
+    try {
+      return await tool.run(parsed.data, context);
+    } catch (error) {
+      if (context.signal.aborted) {
+        throw error;
+      }
+      return toolError(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /**
+   * Run a batch of calls: mutating calls one at a time in call order, the others concurrently.
+   * Results keep call order. `onSettled` reports each result as soon as it is known.
+   */
+  async callBatch(
+    calls: ReadonlyArray<{ id: string; name: string; arguments: unknown }>,
+    context: ToolContext,
+    onSettled: (index: number, output: ToolOutput) => void = () => undefined
+  ): Promise<ToolOutput[]> {
+    let exclusive: Promise<unknown> = Promise.resolve();
+    const runs = calls.map((call, index) => {
+      const start = (): Promise<ToolOutput> => this.call(call.name, call.arguments, context);
+      let run: Promise<ToolOutput>;
+      if (this._tools.get(call.name)?.mutates) {
+        run = exclusive.then(start, start);
+        exclusive = run.catch(() => undefined);
+      } else {
+        run = start();
+      }
+      return run.then(output => {
+        onSettled(index, output);
+        return output;
+      });
+    });
+    return Promise.all(runs);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Tool cards: how a call and its result look in the chat. A tool may register a renderer for its
+ * completed calls (figures, views); everything else gets the ordinary collapsible card.
+ */
+import type { TranslationBundle } from '@jupyterlab/translation';
+
+import type { ToolCard } from '../chat/cards';
+import type { Conversation } from '../chat/conversation';
+
+/** What a card renderer gets. */
+export interface CardRenderContext {
+  readonly trans: TranslationBundle;
+  readonly conversation: Conversation;
+  /** Open an image larger in a main-area tab. */
+  openLarger(src: string, title: string): void;
+}
+
+/**
+ * Renders a tool's card. Returns null to fall back to the ordinary card (for example when a stored
+ * figure fails its re-check, the renderer returns an ordinary failed card itself).
+ */
+export type CardRenderer = (card: ToolCard, context: CardRenderContext) => HTMLElement | null;
+
+const STATE_LABELS: Record<ToolCard['state'], string> = {
+  pending: 'pending',
+  running: 'running',
+  completed: 'completed',
+  failed: 'failed',
+  interrupted: 'interrupted'
+};
+
+function pretty(args: Record<string, unknown>): string {
+  return JSON.stringify(args, null, 2);
+}
+
+/** The ordinary collapsible card: state, name, arguments and result text. */
+export function renderToolCard(
+  card: ToolCard,
+  context: CardRenderContext,
+  override?: { state: ToolCard['state']; result: string }
+): HTMLElement {
+  const { trans } = context;
+  const state = override?.state ?? card.state;
+  const details = document.createElement('details');
+  details.className = `jp-FigureChat-toolCard jp-FigureChat-toolCard-mod-${state}`;
+  details.dataset.tool = card.call.name;
+  details.dataset.state = state;
+  details.dataset.callId = card.call.id;
+  const summary = document.createElement('summary');
+  const label = document.createElement('span');
+  label.className = 'jp-FigureChat-toolCard-state';
+  label.textContent = trans.__(STATE_LABELS[state]);
+  const name = document.createElement('code');
+  name.className = 'jp-FigureChat-toolCard-name';
+  name.textContent = card.call.name;
+  summary.append(label, ' ', name);
+  details.append(summary);
+  const args = document.createElement('pre');
+  args.className = 'jp-FigureChat-toolCard-arguments';
+  args.textContent = pretty(card.call.arguments);
+  details.append(args);
+  const resultText = override?.result ?? card.result?.content;
+  if (resultText !== undefined) {
+    const result = document.createElement('pre');
+    result.className = 'jp-FigureChat-toolCard-result';
+    result.textContent = resultText;
+    details.append(result);
+  }
+  return details;
+}
+
+/** Renderers by tool name. */
+export class CardRendererRegistry {
+  private readonly _renderers = new Map<string, CardRenderer>();
+
+  /** Add a renderer for a tool; refuses a second one for the same tool. */
+  register(toolName: string, renderer: CardRenderer): void {
+    if (this._renderers.has(toolName)) {
+      throw new Error(`A card renderer for "${toolName}" is already registered`);
+    }
+    this._renderers.set(toolName, renderer);
+  }
+
+  /** Render a card with its tool's renderer, or the ordinary card. */
+  render(card: ToolCard, context: CardRenderContext): HTMLElement {
+    return this._renderers.get(card.call.name)?.(card, context) ?? renderToolCard(card, context);
+  }
+}

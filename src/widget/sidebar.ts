@@ -1,0 +1,121 @@
+/**
+ * The Figure Chat sidebar: follows the active notebook and shows its chat. Each notebook has its
+ * own session (and so its own conversation); switching notebooks switches chats.
+ */
+import type { NotebookPanel } from '@jupyterlab/notebook';
+import type { TranslationBundle } from '@jupyterlab/translation';
+import { Panel, Widget } from '@lumino/widgets';
+
+import { ChatSession, type SessionServices } from '../chat/session';
+import { ChatView, type ChatViewOptions } from './chat-view';
+
+/** How the sidebar builds views. */
+export interface SidebarOptions extends Omit<ChatViewOptions, 'session'> {
+  readonly services: SessionServices;
+  readonly trans: TranslationBundle;
+  /** Header buttons: label, title, action. */
+  readonly actions: ReadonlyArray<{ label: string; title: string; id: string; run(): void }>;
+}
+
+/** The sidebar panel. */
+export class FigureChatSidebar extends Panel {
+  private readonly _views = new Map<NotebookPanel, ChatView>();
+  private readonly _placeholder: Widget;
+  private readonly _title: HTMLElement;
+  private _current: NotebookPanel | null = null;
+
+  constructor(private readonly _options: SidebarOptions) {
+    super();
+    const { trans } = _options;
+    this.id = 'jp-figure-chat-sidebar';
+    this.addClass('jp-FigureChat-sidebar');
+    this.title.caption = trans.__('Figure Chat');
+    const header = new Widget();
+    header.addClass('jp-FigureChat-header');
+    this._title = document.createElement('span');
+    this._title.className = 'jp-FigureChat-header-title';
+    header.node.append(this._title);
+    for (const action of _options.actions) {
+      const button = document.createElement('button');
+      button.className = 'jp-FigureChat-header-button jp-mod-styled';
+      button.dataset.action = action.id;
+      button.textContent = action.label;
+      button.title = action.title;
+      button.onclick = () => action.run();
+      header.node.append(button);
+    }
+    this.addWidget(header);
+    this._placeholder = new Widget();
+    this._placeholder.addClass('jp-FigureChat-placeholder');
+    this._placeholder.node.textContent = trans.__('Open a notebook to chat about it. Each notebook keeps its own conversation.');
+    this.addWidget(this._placeholder);
+    this._updateTitle();
+  }
+
+  /** The chat view of the notebook shown now. */
+  get currentView(): ChatView | null {
+    return this._current ? (this._views.get(this._current) ?? null) : null;
+  }
+
+  /** The notebook shown now. */
+  get currentNotebook(): NotebookPanel | null {
+    return this._current;
+  }
+
+  /** Show the chat of a notebook (creating its session the first time). */
+  async showNotebook(panel: NotebookPanel | null): Promise<void> {
+    if (panel === this._current) {
+      return;
+    }
+    this.currentView?.hide();
+    this._current = panel;
+    if (!panel) {
+      this._placeholder.show();
+      this._updateTitle();
+      return;
+    }
+    let view = this._views.get(panel);
+    if (!view) {
+      await panel.context.ready;
+      if (panel.isDisposed || this._current !== panel) {
+        return;
+      }
+      const model = panel.context.model;
+      const session = new ChatSession(model, this._options.services);
+      view = new ChatView({ ...this._options, session });
+      this._views.set(panel, view);
+      this.addWidget(view);
+      panel.disposed.connect(() => this._forget(panel));
+    }
+    this._placeholder.hide();
+    view.show();
+    this._updateTitle();
+  }
+
+  private _forget(panel: NotebookPanel): void {
+    const view = this._views.get(panel);
+    this._views.delete(panel);
+    if (this._current === panel) {
+      this._current = null;
+      this._placeholder.show();
+      this._updateTitle();
+    }
+    if (view) {
+      view.session.dispose();
+      view.dispose();
+    }
+  }
+
+  private _updateTitle(): void {
+    this._title.textContent = this._current
+      ? this._options.trans.__('Figure Chat — %1', this._current.context.localPath.split('/').pop() ?? '')
+      : this._options.trans.__('Figure Chat');
+  }
+
+  dispose(): void {
+    for (const panel of [...this._views.keys()]) {
+      this._forget(panel);
+    }
+    super.dispose();
+  }
+}

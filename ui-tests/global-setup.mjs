@@ -1,0 +1,5 @@
+import { startJupyter } from './jupyter.mjs';
+
+export default async function globalSetup() {
+  await startJupyter({ fresh: true });
+}

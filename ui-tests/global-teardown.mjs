@@ -1,0 +1,5 @@
+import { stopJupyter } from './jupyter.mjs';
+
+export default async function globalTeardown() {
+  await stopJupyter();
+}

@@ -1,0 +1,92 @@
+/**
+ * Start, stop and restart the Jupyter server the tests talk to. The process id lives in a file so
+ * the global set-up, the tests and the global tear-down (separate processes) share it.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const RUNTIME = join(here, '.jupyter-runtime');
+export const ROOT = join(RUNTIME, 'root');
+const PID_FILE = join(RUNTIME, 'jupyter.pid');
+const LOG_FILE = join(RUNTIME, 'jupyter.log');
+export const PORT = 8888;
+export const BASE_URL = `http://127.0.0.1:${PORT}`;
+const JUPYTER = join(here, '..', '.venv', 'bin', 'jupyter');
+
+async function waitFor(check, what, timeoutMs = 60000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise(done => setTimeout(done, 200));
+  }
+  throw new Error(`timed out waiting for ${what}; see ${LOG_FILE}`);
+}
+
+async function answers() {
+  try {
+    const response = await fetch(`${BASE_URL}/api`);
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Start JupyterLab on the test root; resolves once it answers. */
+export async function startJupyter({ fresh = false } = {}) {
+  if (fresh) rmSync(RUNTIME, { recursive: true, force: true });
+  mkdirSync(ROOT, { recursive: true });
+  const log = openSync(LOG_FILE, 'a');
+  const child = spawn(
+    existsSync(JUPYTER) ? JUPYTER : 'jupyter',
+    ['lab', '--config', join(here, 'jupyter_server_test_config.py'), '--ServerApp.ip=127.0.0.1'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, FIGURE_CHAT_TEST_ROOT: ROOT, FIGURE_CHAT_TEST_PORT: String(PORT) },
+      stdio: ['ignore', log, log],
+      detached: true
+    }
+  );
+  child.unref();
+  writeFileSync(PID_FILE, String(child.pid));
+  await waitFor(answers, 'JupyterLab to answer');
+}
+
+/** Stop JupyterLab (and the figure server it started). */
+export async function stopJupyter() {
+  if (!existsSync(PID_FILE)) return;
+  const pid = Number(readFileSync(PID_FILE, 'utf8'));
+  rmSync(PID_FILE, { force: true });
+  try {
+    process.kill(-pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  await waitFor(async () => !(await answers()), 'JupyterLab to stop', 30000);
+  await waitFor(
+    async () => {
+      try {
+        process.kill(-pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    'the Jupyter process group to exit',
+    30000
+  ).catch(() => {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  });
+}
+
+/** Stop and start again on the same root, as a user restarting JupyterLab. */
+export async function restartJupyter() {
+  await stopJupyter();
+  await startJupyter();
+}

@@ -1,0 +1,155 @@
+/**
+ * A scripted OpenAI-compatible model server for the tests: it streams canned replies, with tool
+ * calls in each syntax a real server may use. The last user message picks the script with
+ * `[script:NAME]`; a round that follows tool results plays the script's next step.
+ *
+ * Usage: node server.mjs [PORT]  (loopback only). GET /requests lists what it was sent.
+ */
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const FIGURE = readFileSync(join(here, 'figure.svg'), 'utf8');
+const BAD_FIGURE = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>';
+
+const requests = [];
+
+function structuredCall(id, name, args) {
+  return { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] };
+}
+
+/** Each script: a list of steps; a step is a list of deltas (strings are content). */
+const SCRIPTS = {
+  hello: [['Hello', ' from the', ' **scripted** model.']],
+  'notebook-read': [
+    ['Let me read the notebook.', structuredCall('call_nb', 'notebook_read', {})],
+    ['I read the notebook: ', 'it has cells.']
+  ],
+  svg: [
+    ['Here is a diagram.', structuredCall('call_svg', 'present_svg', { svg: FIGURE, alt: 'Three stages: load, fit, plot' })],
+    ['The figure shows the three stages.']
+  ],
+  'svg-hermes': [
+    ['Drawing it.', `<tool_call>{"name": "present_svg", "arguments": ${JSON.stringify({ svg: FIGURE, alt: 'Hermes figure' })}}</tool_call>`],
+    ['Done.']
+  ],
+  'svg-dsml': [
+    [
+      'Drawing it.<｜DSML｜function_calls><｜DSML｜invoke name="present_svg"><｜DSML｜parameter name="svg" string="true">',
+      FIGURE,
+      '</｜DSML｜parameter><｜DSML｜parameter name="alt" string="true">DSML figure</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>'
+    ],
+    ['Done.']
+  ],
+  'svg-glm': [
+    ['Drawing it.', `<tool_call>present_svg\n<arg_key>svg</arg_key>\n<arg_value>${FIGURE}</arg_value>\n<arg_key>alt</arg_key>\n<arg_value>GLM figure</arg_value>\n</tool_call>`],
+    ['Done.']
+  ],
+  'bad-svg': [
+    ['Trying a figure.', structuredCall('call_bad', 'present_svg', { svg: BAD_FIGURE, alt: 'A bad figure' })],
+    ['That figure was refused.']
+  ],
+  mixed: [
+    [
+      'Two tools.',
+      {
+        tool_calls: [
+          { index: 0, id: 'call_m1', type: 'function', function: { name: 'notebook_read', arguments: '{}' } },
+          { index: 1, id: 'call_m2', type: 'function', function: { name: 'present_svg', arguments: JSON.stringify({ svg: FIGURE, alt: 'Mixed figure' }) } }
+        ]
+      }
+    ],
+    ['Both done.']
+  ],
+  'truncated-call': [['Calling.', { tool_calls: [{ index: 0, id: 'call_t', type: 'function', function: { name: 'present_svg', arguments: '{"svg": "<svg' } }] }]]
+};
+
+function lastUserText(messages) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === 'user' && typeof m.content === 'string') {
+      return m.content;
+    }
+  }
+  return '';
+}
+
+function roundOf(messages) {
+  let last = -1;
+  messages.forEach((m, i) => {
+    if (m.role === 'user' && typeof m.content === 'string') last = i;
+  });
+  return messages.slice(last + 1).filter(m => m.role === 'assistant').length;
+}
+
+const sleep = ms => new Promise(done => setTimeout(done, ms));
+
+async function stream(res, deltas, delay) {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+  for (const delta of deltas) {
+    const d = typeof delta === 'string' ? { content: delta } : delta;
+    res.write(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: d, finish_reason: null }] })}\n\n`);
+    await sleep(delay);
+  }
+  const reason = deltas.some(d => typeof d === 'object' && d.tool_calls) ? 'tool_calls' : 'stop';
+  res.write(`data: ${JSON.stringify({ id: 'x', choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+const server = createServer(async (req, res) => {
+  if (req.method === 'GET' && req.url === '/requests') {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(requests));
+    return;
+  }
+  if (req.method === 'DELETE' && req.url === '/requests') {
+    requests.length = 0;
+    res.end('{}');
+    return;
+  }
+  let body = '';
+  for await (const chunk of req) body += chunk;
+  if (!req.url.endsWith('/chat/completions')) {
+    res.writeHead(404, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
+    return;
+  }
+  const request = JSON.parse(body);
+  requests.push(request);
+  const text = lastUserText(request.messages);
+  const name = /\[script:([\w-]+)\]/.exec(text)?.[1] ?? 'hello';
+  if (name === 'error500') {
+    res.writeHead(500, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: 'model exploded' } }));
+    return;
+  }
+  if (name === 'slow') {
+    // Streams until the client goes away, bounded to two minutes.
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    let open = true;
+    req.on('close', () => (open = false));
+    res.on('close', () => (open = false));
+    for (let i = 0; open && i < 1200; i++) {
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `word${i} ` } }] })}\n\n`);
+      await sleep(100);
+    }
+    res.end();
+    return;
+  }
+  if (name === 'cut') {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Partial answer before the cut' } }] })}\n\n`);
+    res.destroy();
+    return;
+  }
+  const steps = SCRIPTS[name] ?? SCRIPTS.hello;
+  const round = roundOf(request.messages);
+  await stream(res, steps[Math.min(round, steps.length - 1)], 30);
+});
+
+const port = Number(process.argv[2] ?? 8765);
+server.listen(port, '127.0.0.1', () => {
+  process.stdout.write(`scripted model server on http://127.0.0.1:${port}/v1\n`);
+});
