@@ -11,3 +11,4 @@ c.ServerApp.root_dir = os.environ["FIGURE_CHAT_TEST_ROOT"]  # noqa: F821
 c.ServerApp.port = int(os.environ.get("FIGURE_CHAT_TEST_PORT", "8888"))  # noqa: F821
 c.ServerApp.port_retries = 0  # noqa: F821
 c.ServerApp.open_browser = False  # noqa: F821
+c.ServerApp.allow_root = True  # noqa: F821 - CI runs as root

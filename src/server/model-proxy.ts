@@ -159,7 +159,8 @@ export async function modelRoute(
     }
     let idle = setTimeout(() => abort.abort(), MODEL_IDLE_TIMEOUT_MS);
     try {
-      for await (const chunk of response.body) {
+      // Node's web streams are async iterable; the DOM typings in this project do not say so.
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
         clearTimeout(idle);
         idle = setTimeout(() => abort.abort(), MODEL_IDLE_TIMEOUT_MS);
         res.write(chunk);
