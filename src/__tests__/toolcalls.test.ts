@@ -62,6 +62,7 @@ describe('Hermes/Qwen <tool_call>{json}</tool_call>', () => {
     const reply = `Here it is.\n${hermes('present_svg', { svg: SVG, alt: 'A box' })}\nDone.`;
     const result = parseToolCallsFromText(reply);
     expect(result.text).toBe('Here it is.\n\nDone.');
+    expect(streamed([...reply])).toEqual(result);
     expect(result.errors).toEqual([]);
     expect(result.calls).toHaveLength(1);
     expect(result.calls[0].name).toBe('present_svg');
@@ -130,6 +131,7 @@ describe('DeepSeek DSML', () => {
         const result = parseToolCallsFromText(reply);
         expect(result.errors).toEqual([]);
         expect(result.text).toBe('Drawing.\n\nThat is all.');
+        expect(streamed([...reply])).toEqual(result);
         expect(result.calls).toHaveLength(1);
         const args = result.calls[0].arguments;
         expect(result.calls[0].name).toBe('present_svg');
@@ -205,6 +207,7 @@ describe('GLM-4.5/4.6 <tool_call>NAME<arg_key>…', () => {
     const result = parseToolCallsFromText(reply);
     expect(result.errors).toEqual([]);
     expect(result.text).toBe('Marking.\n\nDone.');
+    expect(streamed([...reply])).toEqual(result);
     expect(result.calls).toHaveLength(1);
     const { name, arguments: args } = result.calls[0];
     expect(name).toBe('vision_mark');
@@ -266,6 +269,7 @@ describe('several calls in one reply', () => {
     ]);
     expect(result.calls[2].arguments).toEqual({ at: ['#1'] });
     expect(result.text).toBe('First a figure.  Then marks:  and a DSML one  end.');
+    expect(streamed([...reply])).toEqual(result);
     expect(MARKUP.test(result.text)).toBe(false);
   });
 });
