@@ -58,6 +58,9 @@ function checkCssTokens(css: string, where: string): void {
     }
     refuse('css-at-rule', `SVG ${where} uses the at-rule @${name}; remove it — plain rules only`);
   }
+  if (!css.includes('(') && !css.includes(':')) {
+    return;
+  }
   // eslint-disable-next-line no-control-regex
   const squeezed = css.replace(/[\u0000-\u0020]+/g, '').toLowerCase();
   if (squeezed.includes('expression(') || squeezed.includes('javascript:')) {
@@ -70,6 +73,9 @@ function checkCssTokens(css: string, where: string): void {
  * case, any spacing: `URL( '#a' )` is read like `url(#a)`.
  */
 export function cssValueReferences(value: string, property: string, where: string): CssReference[] {
+  if (!value.includes('(')) {
+    return []; // every function, url() included, needs a parenthesis
+  }
   const found: CssReference[] = [];
   const pattern = /url\s*\(/gi;
   for (let match = pattern.exec(value); match; match = pattern.exec(value)) {

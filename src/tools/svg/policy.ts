@@ -60,6 +60,9 @@ export function utf8Length(text: string): number {
 /** Marker properties instantiate the marker at every vertex rather than once. */
 const PER_VERTEX = new Set(['marker', 'marker-mid']);
 
+/** Elements whose vertex count depends on their geometry (the rest have at most a few). */
+const GEOMETRY_ELEMENTS = new Set(['path', 'polyline', 'polygon']);
+
 /** A generous estimate of a shape's vertex count: half the numbers in its geometry. */
 function vertexCount(attributes: Record<string, SaxesAttributeNS>): number {
   const geometry = attributes.d?.value ?? attributes.points?.value ?? '';
@@ -220,7 +223,7 @@ function walk(svg: string): SvgFigureInfo {
       refuse('element', 'SVG <style> contains an element; put only CSS text inside <style>');
     }
     checkElementName(tag, root === undefined);
-    const vertices = tag.local === 'line' ? 2 : vertexCount(tag.attributes);
+    const vertices = GEOMETRY_ELEMENTS.has(tag.local) ? vertexCount(tag.attributes) : 2;
     const node: SvgElementNode = { name: tag.local, children: [], refs: [] };
     for (const attribute of Object.values(tag.attributes)) {
       node.refs.push(...checkAttribute(tag.name, attribute, vertices));

@@ -40,6 +40,9 @@ export function localReference(value: string, where: string): string {
  * characters inside the scheme (browsers strip them when parsing URLs).
  */
 export function checkScriptUrl(value: string, where: string): void {
+  if (!value.includes(':')) {
+    return; // no scheme without a colon: the common case skips the squeeze below
+  }
   // eslint-disable-next-line no-control-regex
   const squeezed = value.replace(/[\u0000-\u0020]+/g, '').toLowerCase();
   if (squeezed.includes('javascript:') || squeezed.includes('vbscript:')) {
