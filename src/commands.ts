@@ -16,6 +16,7 @@ import type { ModelTransport } from './chat/model-client';
 import type { IFigureChatTools } from './tokens';
 import { exportMarkdown } from './tools/export';
 import { FigureChatSidebar } from './widget/sidebar';
+import { figureChatIcon } from './widget/icons';
 import { createLargerView } from './widget/larger-view';
 
 /** Command ids. */
@@ -58,7 +59,7 @@ export function registerCommands(options: CommandOptions): FigureChatSidebar {
   const trans = translator.load('jupyterlab_figure_chat');
   let settings: AgentSettings = DEFAULT_SETTINGS;
   if (options.settingRegistry) {
-    void options.settingRegistry.load('jupyterlab-figure-chat:sidebar').then(loaded => {
+    void options.settingRegistry.load('jupyterlab-figure-chat:plugin').then(loaded => {
       const read = (): void => {
         settings = { ...DEFAULT_SETTINGS, ...(loaded.composite as Partial<AgentSettings>) };
       };
@@ -87,7 +88,7 @@ export function registerCommands(options: CommandOptions): FigureChatSidebar {
       { id: 'export', label: trans.__('Export'), title: trans.__('Export Chat as Markdown'), run: () => void app.commands.execute(CommandIDs.export) }
     ]
   });
-  sidebar.title.icon = 'ui-components:chat' as never;
+  sidebar.title.icon = figureChatIcon;
   app.shell.add(sidebar, 'right', { rank: 600 });
   options.restorer?.add(sidebar, 'jupyterlab-figure-chat-sidebar');
   tracker.currentChanged.connect((_, panel) => void sidebar.showNotebook(panel));

@@ -1,0 +1,67 @@
+/**
+ * Shared steps for the Figure Chat UI tests: settings pointing at the scripted model server,
+ * opening the chat, asking, and reading what the notebook stored.
+ */
+import { expect, galata, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+
+export const MODEL_URL = 'http://127.0.0.1:8765';
+
+/** Galata's default settings plus Figure Chat talking to the scripted model server. */
+export const SETTINGS = {
+  ...galata.DEFAULT_SETTINGS,
+  'jupyterlab-figure-chat:plugin': {
+    endpoint: `${MODEL_URL}/v1`,
+    model: 'scripted',
+    acceptsImages: 'yes'
+  }
+};
+
+/** Open the Figure Chat sidebar through its command. */
+export async function openChat(page: IJupyterLabPageFixture): Promise<void> {
+  await page.evaluate(() => window.jupyterapp.commands.execute('figure-chat:open'));
+  await expect(page.locator('#jp-figure-chat-sidebar .jp-FigureChat-view:visible')).toHaveCount(1);
+}
+
+/** Type a message and send it; resolves once the turn has ended. */
+export async function ask(page: IJupyterLabPageFixture, text: string): Promise<void> {
+  const view = page.locator('#jp-figure-chat-sidebar .jp-FigureChat-view:visible');
+  await view.locator('.jp-FigureChat-input').fill(text);
+  await view.locator('.jp-FigureChat-input').press('Enter');
+  await expect(view.locator('.jp-FigureChat-message-mod-user').last()).toContainText(text);
+  await expect(view.locator('.jp-FigureChat-send')).toHaveText('Send');
+}
+
+/** The visible chat view. */
+export function chat(page: IJupyterLabPageFixture) {
+  return page.locator('#jp-figure-chat-sidebar .jp-FigureChat-view:visible');
+}
+
+/** The `figure_chat` metadata of the notebook as saved on the server. */
+export async function storedTranscript(
+  page: IJupyterLabPageFixture,
+  path: string
+): Promise<{ version: number; messages: Array<Record<string, unknown>> }> {
+  const response = await page.request.get(`/api/contents/${path}?content=1`);
+  expect(response.ok()).toBeTruthy();
+  const model = (await response.json()) as { content: { metadata: Record<string, unknown> } };
+  return model.content.metadata.figure_chat as {
+    version: number;
+    messages: Array<Record<string, unknown>>;
+  };
+}
+
+/** Forget what the scripted model server was sent. */
+export async function resetModelLog(page: IJupyterLabPageFixture): Promise<void> {
+  await page.request.delete(`${MODEL_URL}/requests`);
+}
+
+/** What the scripted model server was sent. */
+export async function modelRequests(
+  page: IJupyterLabPageFixture
+): Promise<Array<{ messages: Array<Record<string, unknown>>; tools?: unknown[] }>> {
+  const response = await page.request.get(`${MODEL_URL}/requests`);
+  return (await response.json()) as Array<{
+    messages: Array<Record<string, unknown>>;
+    tools?: unknown[];
+  }>;
+}
