@@ -226,6 +226,9 @@ export async function runTurn(
       }
       if (round + 1 >= deps.settings.maxToolRounds) {
         await runTools(conversation, deps, reply.calls, signal);
+        if (signal.aborted) {
+          return;
+        }
         const id = newMessageId('a');
         conversation.append({
           id,

@@ -103,6 +103,8 @@ export class ToolRegistry {
 
   /** Validate and run one call; never throws for a tool's own failure. */
   async call(name: string, args: unknown, context: ToolContext): Promise<ToolOutput> {
+    // After Stop nothing new starts, not even a mutating call queued behind a running one.
+    context.signal.throwIfAborted();
     const tool = this._tools.get(name);
     if (!tool) {
       return toolError(`unknown tool "${name}"; available tools: ${this.names.join(', ')}`);
