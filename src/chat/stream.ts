@@ -43,7 +43,8 @@ export class SseDecoder {
   }
 
   private _nextEventEnd(): number {
-    const match = /(\r\n|\r|\n)(\r\n|\r|\n)/.exec(this._buffer);
+    // A lone CR must not be followed by LF: CRLF is one line end, not an empty line.
+    const match = /(\r\n|\r(?!\n)|\n)(\r\n|\r(?!\n)|\n)/.exec(this._buffer);
     return match ? match.index + match[1].length : -1;
   }
 }
