@@ -84,6 +84,10 @@ async function errorText(response: Response, limit = 2000): Promise<string> {
   }
 }
 
+function redactKey(text: string, key: string | undefined): string {
+  return key ? text.split(key).join('[API key]') : text;
+}
+
 function upstreamMessage(status: number, text: string, endpoint: string): string {
   let detail = text.trim();
   try {
@@ -145,7 +149,9 @@ export async function modelRoute(
     if (!response.ok) {
       const status = response.status >= 400 && response.status < 600 ? response.status : 502;
       const code = [400, 415, 422].includes(status) ? 'rejected' : 'upstream';
-      throw new HttpError(status, upstreamMessage(response.status, await errorText(response), endpoint), code);
+      // Some servers echo the credentials they were sent; the key must not reach the browser.
+      const text = redactKey(await errorText(response), key);
+      throw new HttpError(status, upstreamMessage(response.status, text, endpoint), code);
     }
     res.writeHead(200, {
       'Content-Type': response.headers.get('content-type') ?? 'text/event-stream',
