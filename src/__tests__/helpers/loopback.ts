@@ -1,0 +1,93 @@
+/**
+ * Loopback servers for the model proxy tests: the real figure server and a fake OpenAI-compatible
+ * endpoint whose behaviour each test scripts. Nothing listens beyond 127.0.0.1.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { createFigureServer } from '../../server/app';
+
+/** A request the fake endpoint received. */
+export interface ReceivedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string;
+}
+
+/** What a test makes the fake endpoint do with one request. */
+export type EndpointHandler = (
+  request: ReceivedRequest,
+  res: ServerResponse,
+  req: IncomingMessage
+) => void | Promise<void>;
+
+/** Start a server on 127.0.0.1 at a free port; resolves with its base URL. */
+export async function listenLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Stop a server, cutting any connection still open. */
+export async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>(resolve => server.close(() => resolve()));
+}
+
+/** A fake OpenAI-compatible endpoint. */
+export class FakeEndpoint {
+  readonly server: Server;
+  readonly received: ReceivedRequest[] = [];
+  url = '';
+  handler: EndpointHandler = (_request, res) => {
+    res.writeHead(500).end('no handler');
+  };
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const request: ReceivedRequest = {
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8')
+        };
+        this.received.push(request);
+        Promise.resolve(this.handler(request, res, req)).catch((error: unknown) => {
+          res.destroy(error instanceof Error ? error : undefined);
+        });
+      });
+    });
+  }
+
+  async start(): Promise<this> {
+    this.url = await listenLoopback(this.server);
+    return this;
+  }
+
+  close(): Promise<void> {
+    return closeServer(this.server);
+  }
+}
+
+/** The real figure server on loopback. */
+export async function startFigureServer(root: string): Promise<{ server: Server; url: string }> {
+  const server = createFigureServer({ root, hideHidden: true });
+  return { server, url: await listenLoopback(server) };
+}
+
+/** A loopback port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<string> {
+  const server = createServer();
+  const url = await listenLoopback(server);
+  await closeServer(server);
+  return url;
+}
