@@ -5,7 +5,7 @@
 import type { ILayoutRestorer, JupyterFrontEnd } from '@jupyterlab/application';
 import { Notification, type ICommandPalette } from '@jupyterlab/apputils';
 import { PathExt } from '@jupyterlab/coreutils';
-import type { INotebookTracker } from '@jupyterlab/notebook';
+import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
 import type { ITranslator } from '@jupyterlab/translation';
@@ -91,8 +91,21 @@ export function registerCommands(options: CommandOptions): FigureChatSidebar {
   sidebar.title.icon = figureChatIcon;
   app.shell.add(sidebar, 'right', { rank: 600 });
   options.restorer?.add(sidebar, 'jupyterlab-figure-chat-sidebar');
-  tracker.currentChanged.connect((_, panel) => void sidebar.showNotebook(panel));
-  void sidebar.showNotebook(tracker.currentWidget);
+  // Follow the notebook selected in the main area (focus may stay elsewhere, in the sidebar say);
+  // other documents leave the chat on the last notebook.
+  const follow = (): void => {
+    const current = app.shell.currentWidget;
+    const panel = current && tracker.has(current) ? (current as NotebookPanel) : null;
+    if (panel) {
+      void sidebar.showNotebook(panel);
+    } else if (!tracker.currentWidget) {
+      void sidebar.showNotebook(null);
+    }
+  };
+  app.shell.currentChanged?.connect(follow);
+  tracker.currentChanged.connect(follow);
+  tracker.widgetAdded.connect(follow);
+  follow();
 
   const hasChat = (): boolean => sidebar.currentView !== null;
 

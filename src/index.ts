@@ -17,11 +17,13 @@ import { figureServerTransport } from './chat/model-client';
 import { requestFigureServer } from './chat/figure-server';
 import { notebookReadTool } from './chat/tools/notebook-read';
 import { presentSvgTool } from './chat/tools/present-svg';
+import { visionTools } from './chat/tools/vision';
 import { registerCommands } from './commands';
 import { IFigureChatTools } from './tokens';
 import { ToolRegistry } from './tools/registry';
 import { CardRendererRegistry } from './widget/card-renderers';
 import { presentSvgCard } from './widget/figure';
+import { visionCard } from './widget/vision-card';
 
 const PACKAGE_VERSION: string = (require('../package.json') as { version: string }).version;
 
@@ -37,6 +39,10 @@ const toolsPlugin: JupyterFrontEndPlugin<IFigureChatTools> = {
     registry.register(notebookReadTool);
     registry.register(presentSvgTool);
     cards.register('present_svg', presentSvgCard);
+    for (const tool of visionTools) {
+      registry.register(tool);
+      cards.register(tool.name, visionCard);
+    }
     return { registry, cards };
   }
 };

@@ -433,15 +433,6 @@ def test_console_script_check_svg(svg, exit_code, tmp_path):
 # 8. Cross-site requests riding on the login cookie.
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "jupyter-server-proxy disables Jupyter's XSRF check for proxied routes ('defer to proxied "
-        "apps') and the figure server does not check the request's origin or content type, so a "
-        "cross-site form POST with the user's login cookie reaches POST model, which sends the API "
-        "key to the endpoint named in the body"
-    ),
-)
 @pytest.mark.figure_chat_env(FIGURE_CHAT_API_KEY=SECRET)
 @bounded(30)
 async def test_cross_site_cookie_post_does_not_reach_the_model(

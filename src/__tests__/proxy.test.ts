@@ -305,3 +305,24 @@ describe('POST model', () => {
     expect(await upstreamClosed.promise).toBe(false);
   }, 10_000);
 });
+
+describe('cross-site requests', () => {
+  it('refuses a POST that is not JSON and one the browser marks cross-site', async () => {
+    const url = `${figure.url}/figure-chat/check-svg`;
+    const body = JSON.stringify({ svg: '<svg xmlns="http://www.w3.org/2000/svg"/>' });
+    const plain = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body });
+    expect(plain.status).toBe(415);
+    const crossSite = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'cross-site' },
+      body
+    });
+    expect(crossSite.status).toBe(403);
+    const sameSite = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'same-origin' },
+      body
+    });
+    expect(sameSite.status).toBe(200);
+  });
+});

@@ -169,6 +169,7 @@ describe('render route', () => {
       const { port } = server.address() as AddressInfo;
       const response = await fetch(`http://127.0.0.1:${port}/figure-chat/render`, {
         method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({
           address: 'p.jpg',
           views: [{ kind: 'map' }, { kind: 'closeup', at: '#2' }],

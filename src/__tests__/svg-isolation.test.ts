@@ -201,7 +201,11 @@ describe('no file read and no connection', () => {
       for (const svg of figures) {
         const direct = checkSvg(svg);
         expect(direct.ok).toBe(false);
-        const response = await fetch(url, { method: 'POST', body: JSON.stringify({ svg }) });
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ svg })
+        });
         expect(response.status).toBe(200);
         expect(await response.json()).toEqual({
           ok: false,

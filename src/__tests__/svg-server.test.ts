@@ -67,7 +67,11 @@ describe('checkSvgRoute', () => {
     });
 
     const post = async (body: string): Promise<[number, unknown]> => {
-      const response = await fetch(url, { method: 'POST', body });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body
+      });
       return [response.status, await response.json()];
     };
 

@@ -32,6 +32,7 @@ export class Conversation implements IDisposable {
   private _live: LiveState = {};
   private _notice: string | undefined;
   private readonly _views = new Map<string, ReadonlyArray<ToolImage>>();
+  private readonly _viewProblems = new Map<string, string>();
   private readonly _changed = new Signal<this, void>(this);
   private _isDisposed = false;
 
@@ -75,6 +76,7 @@ export class Conversation implements IDisposable {
     this._problem = loaded.problem;
     this._live = {};
     this._views.clear();
+    this._viewProblems.clear();
     this._changed.emit();
   }
 
@@ -91,6 +93,7 @@ export class Conversation implements IDisposable {
     this._live = {};
     this._notice = undefined;
     this._views.clear();
+    this._viewProblems.clear();
     this._changed.emit();
   }
 
@@ -127,6 +130,17 @@ export class Conversation implements IDisposable {
 
   setViews(callId: string, views: ReadonlyArray<ToolImage>): void {
     this._views.set(callId, views);
+    this._viewProblems.delete(callId);
+    this._changed.emit();
+  }
+
+  /** Why a call's views could not be shown (a changed or missing picture on replay). */
+  viewProblem(callId: string): string | undefined {
+    return this._viewProblems.get(callId);
+  }
+
+  setViewProblem(callId: string, problem: string): void {
+    this._viewProblems.set(callId, problem);
     this._changed.emit();
   }
 

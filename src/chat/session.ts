@@ -42,6 +42,16 @@ export class ChatSession implements IDisposable {
     return this._busyChanged;
   }
 
+  /** The notebook model, or null once it is closed. */
+  get notebookModel(): INotebookModel | null {
+    return this._isDisposed || this._model.isDisposed ? null : this._model;
+  }
+
+  /** POST to a figure-server route. */
+  request<T>(route: string, body: unknown, signal: AbortSignal = new AbortController().signal): Promise<T> {
+    return this._services.request<T>(route, body, signal);
+  }
+
   get busy(): boolean {
     return this._abort !== null;
   }
@@ -60,7 +70,7 @@ export class ChatSession implements IDisposable {
     this._busyChanged.emit(true);
     const host: ChatToolHost = {
       kind: 'figure-chat-session',
-      notebook: () => (this._isDisposed || this._model.isDisposed ? null : this._model),
+      notebook: () => this.notebookModel,
       conversation: this.conversation,
       request: (route, body, signal) => this._services.request(route, body, signal)
     };

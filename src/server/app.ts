@@ -24,6 +24,22 @@ export function routeName(url: string | undefined): string {
   return segments[segments.length - 1] ?? '';
 }
 
+/**
+ * jupyter-server-proxy leaves cross-site request checks to the proxied app. A hostile page could
+ * otherwise make the browser POST with the user's Jupyter cookie (and so spend the API key on an
+ * endpoint of its choosing): POSTs must be JSON, which a cross-site form cannot send without a
+ * preflight, and requests the browser marks cross-site are refused.
+ */
+export function refuseCrossSite(req: IncomingMessage): void {
+  if (req.headers['sec-fetch-site'] === 'cross-site') {
+    throw new HttpError(403, 'Cross-site requests to the figure server are refused.', 'cross-site');
+  }
+  const type = String(req.headers['content-type'] ?? '');
+  if (req.method === 'POST' && !/^application\/json\b/i.test(type)) {
+    throw new HttpError(415, 'Figure server requests must be sent as application/json.', 'bad-type');
+  }
+}
+
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
@@ -36,6 +52,7 @@ async function handle(
     }
   });
   const ctx: RouteContext = { root: options.root, hideHidden: options.hideHidden, signal: abort.signal };
+  refuseCrossSite(req);
   const name = routeName(req.url);
   if (name === 'version' || name === '') {
     sendJson(res, 200, { name: 'figure-chat', version: FIGURE_CHAT_VERSION });

@@ -24,13 +24,18 @@ export class FontsUnavailableError extends Error {
 }
 
 /**
- * The folder holding the DejaVu TTF files: `FIGURE_CHAT_FONT_DIR` when set (a bundled server
- * ships its fonts beside itself), else the `dejavu-fonts-ttf` package's `ttf` folder.
+ * The folder holding the DejaVu TTF files: `FIGURE_CHAT_FONT_DIR` when set, else `fonts/` beside
+ * the bundled server (the wheel ships them there), else the `dejavu-fonts-ttf` package's `ttf`
+ * folder (a source checkout).
  */
 export function fontDirectory(env: NodeJS.ProcessEnv = process.env): string {
   const override = env.FIGURE_CHAT_FONT_DIR;
   if (override) {
     return override;
+  }
+  const beside = join(__dirname, 'fonts');
+  if (existsSync(join(beside, 'DejaVuSans.ttf'))) {
+    return beside;
   }
   return join(dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 }

@@ -2,6 +2,7 @@
  * Tool cards: how a call and its result look in the chat. A tool may register a renderer for its
  * completed calls (figures, views); everything else gets the ordinary collapsible card.
  */
+import type { INotebookModel } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
 import type { ToolCard } from '../chat/cards';
@@ -11,6 +12,10 @@ import type { Conversation } from '../chat/conversation';
 export interface CardRenderContext {
   readonly trans: TranslationBundle;
   readonly conversation: Conversation;
+  /** The notebook of the conversation, or null once it is closed. */
+  notebook(): INotebookModel | null;
+  /** POST to a figure-server route. */
+  request<T>(route: string, body: unknown, signal?: AbortSignal): Promise<T>;
   /** Open an image larger in a main-area tab. */
   openLarger(src: string, title: string): void;
 }

@@ -34,7 +34,7 @@ function keyOf(item: ChatItem): string {
   }
 }
 
-function signatureOf(item: ChatItem, views: number): string {
+function signatureOf(item: ChatItem, views: string): string {
   switch (item.kind) {
     case 'user':
       return item.message.content;
@@ -218,6 +218,8 @@ export class ChatView extends Widget {
     const context: CardRenderContext = {
       trans,
       conversation,
+      notebook: () => this.session.notebookModel,
+      request: (route, body, signal) => this.session.request(route, body, signal),
       openLarger: (src, title) => this._options.openLarger(src, title)
     };
     const seen = new Set<string>();
@@ -225,7 +227,10 @@ export class ChatView extends Widget {
     for (const item of items) {
       const key = keyOf(item);
       seen.add(key);
-      const views = item.kind === 'tool' ? (conversation.views(item.call.id)?.length ?? 0) : 0;
+      const views =
+        item.kind === 'tool'
+          ? `${conversation.views(item.call.id)?.length ?? 0}|${conversation.viewProblem(item.call.id) ?? ''}`
+          : '';
       const signature = signatureOf(item, views);
       let rendered = this._rendered.get(key);
       if (!rendered || rendered.signature !== signature) {

@@ -86,6 +86,7 @@ export class FigureChatSidebar extends Panel {
       this._views.set(panel, view);
       this.addWidget(view);
       panel.disposed.connect(() => this._forget(panel));
+      panel.context.pathChanged.connect(() => this._updateTitle());
     }
     this._placeholder.hide();
     view.show();

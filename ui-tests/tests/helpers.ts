@@ -65,3 +65,33 @@ export async function modelRequests(
     tools?: unknown[];
   }>;
 }
+
+/** Open (or switch to) a notebook by path, as a double click in the file browser would. */
+export async function openNotebook(page: IJupyterLabPageFixture, path: string): Promise<void> {
+  await page.evaluate(
+    async p => {
+      await window.jupyterapp.commands.execute('docmanager:open', { path: p });
+    },
+    path
+  );
+  const name = path.split('/').pop() ?? path;
+  // Switch as a person does: a click on the notebook's tab.
+  await page.locator('#jp-main-dock-panel .lm-TabBar-tab', { hasText: name }).first().click();
+  await expect(page.locator('#jp-figure-chat-sidebar .jp-FigureChat-header-title')).toHaveText(
+    `Figure Chat — ${name}`
+  );
+}
+
+/** Create an empty notebook file on the server. */
+export async function createNotebookFile(page: IJupyterLabPageFixture, path: string): Promise<void> {
+  const content = {
+    cells: [],
+    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
+    nbformat: 4,
+    nbformat_minor: 5
+  };
+  const response = await page.request.put(`/api/contents/${path}`, {
+    data: { type: 'notebook', format: 'json', content }
+  });
+  expect(response.ok()).toBeTruthy();
+}
