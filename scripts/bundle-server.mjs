@@ -62,7 +62,12 @@ for (const name of NATIVE) {
 }
 
 mkdirSync(join(out, 'fonts'), { recursive: true });
-for (const font of ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSerif.ttf', 'DejaVuSansMono.ttf']) {
+for (const font of [
+  'DejaVuSans.ttf',
+  'DejaVuSans-Bold.ttf',
+  'DejaVuSerif.ttf',
+  'DejaVuSansMono.ttf'
+]) {
   cpSync(join(top, 'node_modules/dejavu-fonts-ttf/ttf', font), join(out, 'fonts', font));
 }
 process.stdout.write(`figure server bundled into ${out} with ${seen.size} packages\n`);

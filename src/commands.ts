@@ -84,8 +84,18 @@ export function registerCommands(options: CommandOptions): FigureChatSidebar {
       app.shell.activateById(widget.id);
     },
     actions: [
-      { id: 'new', label: trans.__('New'), title: trans.__('Start a new conversation'), run: () => void app.commands.execute(CommandIDs.newConversation) },
-      { id: 'export', label: trans.__('Export'), title: trans.__('Export Chat as Markdown'), run: () => void app.commands.execute(CommandIDs.export) }
+      {
+        id: 'new',
+        label: trans.__('New'),
+        title: trans.__('Start a new conversation'),
+        run: () => void app.commands.execute(CommandIDs.newConversation)
+      },
+      {
+        id: 'export',
+        label: trans.__('Export'),
+        title: trans.__('Export Chat as Markdown'),
+        run: () => void app.commands.execute(CommandIDs.export)
+      }
     ]
   });
   sidebar.title.icon = figureChatIcon;
@@ -141,7 +151,11 @@ export function registerCommands(options: CommandOptions): FigureChatSidebar {
       }
       const markdown = exportMarkdown(view.session.conversation);
       const path = notebook.context.path.replace(/\.ipynb$/, '') + '.chat.md';
-      await app.serviceManager.contents.save(path, { type: 'file', format: 'text', content: markdown });
+      await app.serviceManager.contents.save(path, {
+        type: 'file',
+        format: 'text',
+        content: markdown
+      });
       Notification.success(trans.__('Conversation exported to %1', path), { autoClose: 4000 });
       await app.commands.execute('docmanager:open', { path });
     }
@@ -169,23 +183,44 @@ export function registerCommands(options: CommandOptions): FigureChatSidebar {
       const path = node?.getAttribute('data-path') ?? null;
       const name = node?.getAttribute('title')?.split('\n')[0] ?? '';
       if (!path || !IMAGE_EXTENSIONS.includes(PathExt.extname(path).toLowerCase())) {
-        Notification.warning(trans.__('Right-click an image file (%1) to attach it.', name || IMAGE_EXTENSIONS.join(', ')));
+        Notification.warning(
+          trans.__(
+            'Right-click an image file (%1) to attach it.',
+            name || IMAGE_EXTENSIONS.join(', ')
+          )
+        );
         return;
       }
       sidebar.currentView?.attach(path);
       app.shell.activateById(sidebar.id);
     }
   });
-  app.contextMenu.addItem({ command: CommandIDs.attachOutput, selector: '.jp-OutputArea-output img', rank: 20 });
-  app.contextMenu.addItem({ command: CommandIDs.attachFile, selector: '.jp-DirListing-item[data-isdir="false"]', rank: 20 });
-  for (const command of [CommandIDs.open, CommandIDs.newConversation, CommandIDs.export, CommandIDs.stop]) {
+  app.contextMenu.addItem({
+    command: CommandIDs.attachOutput,
+    selector: '.jp-OutputArea-output img',
+    rank: 20
+  });
+  app.contextMenu.addItem({
+    command: CommandIDs.attachFile,
+    selector: '.jp-DirListing-item[data-isdir="false"]',
+    rank: 20
+  });
+  for (const command of [
+    CommandIDs.open,
+    CommandIDs.newConversation,
+    CommandIDs.export,
+    CommandIDs.stop
+  ]) {
     options.palette?.addItem({ command, category: trans.__('Figure Chat') });
   }
   return sidebar;
 }
 
 /** `cell:<id>/<n>` of the image output under the context-menu click. */
-function outputAddressFromContextMenu(app: JupyterFrontEnd, tracker: INotebookTracker): string | null {
+function outputAddressFromContextMenu(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker
+): string | null {
   const outputNode = app.contextMenuHitTest(n => n.classList.contains('jp-OutputArea-child'));
   const cellNode = app.contextMenuHitTest(n => n.classList.contains('jp-Cell'));
   const panel = tracker.currentWidget;

@@ -6,7 +6,7 @@
  * endpoint faults, and a client that goes away aborting the upstream request.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -99,7 +99,7 @@ async function readAll(
   }
 }
 
-function sseHeaders(res: import('node:http').ServerResponse): void {
+function sseHeaders(res: ServerResponse): void {
   res.writeHead(200, { 'Content-Type': 'text/event-stream' });
   res.flushHeaders();
 }
@@ -141,10 +141,7 @@ describe('POST model', () => {
   }, 10_000);
 
   describe('API key', () => {
-    const answerAndEchoNothing = (
-      _request: ReceivedRequest,
-      res: import('node:http').ServerResponse
-    ): void => {
+    const answerAndEchoNothing = (_request: ReceivedRequest, res: ServerResponse): void => {
       sseHeaders(res);
       res.end(`${textChunk('ok')}${DONE}`);
     };
@@ -310,7 +307,11 @@ describe('cross-site requests', () => {
   it('refuses a POST that is not JSON and one the browser marks cross-site', async () => {
     const url = `${figure.url}/figure-chat/check-svg`;
     const body = JSON.stringify({ svg: '<svg xmlns="http://www.w3.org/2000/svg"/>' });
-    const plain = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body });
+    const plain = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body
+    });
     expect(plain.status).toBe(415);
     const crossSite = await fetch(url, {
       method: 'POST',

@@ -61,7 +61,13 @@ async function streamReply(
   signal: AbortSignal
 ): Promise<{ id: string; calls: StoredToolCall[]; error?: string; aborted: boolean }> {
   const id = newMessageId('a');
-  conversation.append({ id, role: 'assistant', content: '', status: 'interrupted', created: now() });
+  conversation.append({
+    id,
+    role: 'assistant',
+    content: '',
+    status: 'interrupted',
+    created: now()
+  });
   conversation.setLive({ streamingId: id });
   const sendImages =
     images.length > 0 && deps.settings.acceptsImages !== 'no' && !deps.imagesRefused;

@@ -11,12 +11,18 @@ export type ModelMessage =
   | { role: 'system'; content: string }
   | {
       role: 'user';
-      content: string | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
+      content:
+        | string
+        | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
     }
   | {
       role: 'assistant';
       content: string | null;
-      tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+      tool_calls?: Array<{
+        id: string;
+        type: 'function';
+        function: { name: string; arguments: string };
+      }>;
     }
   | { role: 'tool'; tool_call_id: string; content: string };
 
@@ -68,7 +74,11 @@ function turnsOf(messages: ReadonlyArray<StoredMessage>): StoredMessage[][] {
   return turns;
 }
 
-function toModel(turn: ReadonlyArray<StoredMessage>, latest: boolean, options: ContextOptions): ModelMessage[] {
+function toModel(
+  turn: ReadonlyArray<StoredMessage>,
+  latest: boolean,
+  options: ContextOptions
+): ModelMessage[] {
   const out: ModelMessage[] = [];
   const results = new Map<string, string>();
   for (const message of turn) {
@@ -92,7 +102,9 @@ function toModel(turn: ReadonlyArray<StoredMessage>, latest: boolean, options: C
                 type: 'function' as const,
                 function: {
                   name: call.name,
-                  arguments: JSON.stringify(latest ? call.arguments : compactArguments(call.name, call.arguments))
+                  arguments: JSON.stringify(
+                    latest ? call.arguments : compactArguments(call.name, call.arguments)
+                  )
                 }
               }))
             }

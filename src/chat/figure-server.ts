@@ -40,7 +40,11 @@ export async function requestFigureServer<T>(
     if (signal?.aborted) {
       throw error;
     }
-    throw new FigureServerError(0, `Could not reach the Jupyter server: ${(error as Error).message}`, 'network');
+    throw new FigureServerError(
+      0,
+      `Could not reach the Jupyter server: ${(error as Error).message}`,
+      'network'
+    );
   }
   const text = await response.text();
   let data: unknown;

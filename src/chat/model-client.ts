@@ -29,7 +29,11 @@ async function errorFrom(response: Response): Promise<ModelRequestError> {
   try {
     const parsed = JSON.parse(text) as { error?: { message?: string; code?: string } };
     if (parsed.error?.message) {
-      return new ModelRequestError(response.status, parsed.error.message, parsed.error.code ?? 'error');
+      return new ModelRequestError(
+        response.status,
+        parsed.error.message,
+        parsed.error.code ?? 'error'
+      );
     }
   } catch {
     // not the figure server's JSON: the proxy itself answered

@@ -48,7 +48,11 @@ export class ChatSession implements IDisposable {
   }
 
   /** POST to a figure-server route. */
-  request<T>(route: string, body: unknown, signal: AbortSignal = new AbortController().signal): Promise<T> {
+  request<T>(
+    route: string,
+    body: unknown,
+    signal: AbortSignal = new AbortController().signal
+  ): Promise<T> {
     return this._services.request<T>(route, body, signal);
   }
 

@@ -108,13 +108,17 @@ export class ChatStreamAccumulator {
     try {
       chunk = JSON.parse(payload);
     } catch {
-      throw new ModelStreamError(`The model server sent a malformed stream chunk: ${payload.slice(0, 200)}`);
+      throw new ModelStreamError(
+        `The model server sent a malformed stream chunk: ${payload.slice(0, 200)}`
+      );
     }
     if (!isRecord(chunk)) {
       throw new ModelStreamError('The model server sent a stream chunk that is not an object.');
     }
     if (isRecord(chunk.error)) {
-      throw new ModelStreamError(`The model server reported an error: ${String(chunk.error.message ?? 'unknown')}`);
+      throw new ModelStreamError(
+        `The model server reported an error: ${String(chunk.error.message ?? 'unknown')}`
+      );
     }
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     let added = '';
@@ -122,7 +126,11 @@ export class ChatStreamAccumulator {
       if (!isRecord(choice)) {
         continue;
       }
-      const delta = isRecord(choice.delta) ? choice.delta : isRecord(choice.message) ? choice.message : {};
+      const delta = isRecord(choice.delta)
+        ? choice.delta
+        : isRecord(choice.message)
+          ? choice.message
+          : {};
       if (typeof delta.content === 'string' && delta.content) {
         added += this._text.push(delta.content);
       }
@@ -160,7 +168,11 @@ export class ChatStreamAccumulator {
       }
     });
     text.calls.forEach((call, index) => {
-      calls.push({ id: `${this._idPrefix}_t${index + 1}`, name: call.name, arguments: call.arguments });
+      calls.push({
+        id: `${this._idPrefix}_t${index + 1}`,
+        name: call.name,
+        arguments: call.arguments
+      });
     });
     return {
       content: text.text,

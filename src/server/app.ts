@@ -36,7 +36,11 @@ export function refuseCrossSite(req: IncomingMessage): void {
   }
   const type = String(req.headers['content-type'] ?? '');
   if (req.method === 'POST' && !/^application\/json\b/i.test(type)) {
-    throw new HttpError(415, 'Figure server requests must be sent as application/json.', 'bad-type');
+    throw new HttpError(
+      415,
+      'Figure server requests must be sent as application/json.',
+      'bad-type'
+    );
   }
 }
 
@@ -51,7 +55,11 @@ async function handle(
       abort.abort();
     }
   });
-  const ctx: RouteContext = { root: options.root, hideHidden: options.hideHidden, signal: abort.signal };
+  const ctx: RouteContext = {
+    root: options.root,
+    hideHidden: options.hideHidden,
+    signal: abort.signal
+  };
   refuseCrossSite(req);
   const name = routeName(req.url);
   if (name === 'version' || name === '') {

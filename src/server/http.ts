@@ -20,8 +20,7 @@ export type JsonRoute = (body: unknown, ctx: RouteContext) => Promise<RouteResul
 
 /** What a JSON route answers. */
 export type RouteResult =
-  | { status?: number; json: unknown }
-  | { status?: number; bytes: Buffer; contentType: string };
+  { status?: number; json: unknown } | { status?: number; bytes: Buffer; contentType: string };
 
 /** A raw route handles the request itself (the streaming model proxy). */
 export type RawRoute = (
@@ -53,7 +52,11 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
     const buffer = chunk as Buffer;
     size += buffer.length;
     if (size > limit) {
-      throw new HttpError(413, `Request body is larger than ${limit} bytes; send a smaller picture.`, 'too-large');
+      throw new HttpError(
+        413,
+        `Request body is larger than ${limit} bytes; send a smaller picture.`,
+        'too-large'
+      );
     }
     chunks.push(buffer);
   }

@@ -33,7 +33,9 @@ function readInput(path: string): Promise<string> {
 }
 
 async function readNotebookTranscript(path: string): Promise<ReturnType<typeof loadTranscript>> {
-  const notebook = JSON.parse(await readFile(path, 'utf8')) as { metadata?: Record<string, unknown> };
+  const notebook = JSON.parse(await readFile(path, 'utf8')) as {
+    metadata?: Record<string, unknown>;
+  };
   return loadTranscript(notebook.metadata?.[METADATA_KEY]);
 }
 
@@ -102,7 +104,9 @@ if (require.main === module) {
   run(process.argv.slice(2)).then(
     code => process.exit(code),
     (error: unknown) => {
-      process.stderr.write(`figure-chat: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(
+        `figure-chat: ${error instanceof Error ? error.message : String(error)}\n`
+      );
       process.exit(1);
     }
   );

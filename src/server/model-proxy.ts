@@ -53,7 +53,12 @@ export function completionsUrl(endpoint: string): string {
 function describeFetchFailure(error: unknown, endpoint: string): HttpError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? '';
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNRESET') {
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'ECONNRESET'
+  ) {
     return new HttpError(
       502,
       `No model server answered at ${endpoint} (${code}). Start it (for Ollama: \`ollama serve\`) or set the endpoint in Settings → Figure Chat.`,

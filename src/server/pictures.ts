@@ -13,7 +13,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import sharp from 'sharp';
 import { z } from 'zod';
 
-import { parsePictureAddress, VisionError } from '../tools/vision';
+import { parsePictureAddress, type VisionError } from '../tools/vision';
 import { HttpError, type JsonRoute, type RouteContext } from './http';
 
 sharp.block({ operation: ['VipsForeignLoadSvg'] });

@@ -75,7 +75,9 @@ export async function serve(options: ServeOptions, log: (line: string) => void):
     }
   });
   const address = server.address();
-  log(`figure server listening on ${typeof address === 'string' ? address : `127.0.0.1:${address?.port}`}`);
+  log(
+    `figure server listening on ${typeof address === 'string' ? address : `127.0.0.1:${address?.port}`}`
+  );
   const stop = (): void => {
     server.close();
     // Asked to stop: exit non-zero so a supervisor never mistakes it for finishing its work.

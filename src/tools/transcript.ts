@@ -70,7 +70,11 @@ export const ToolMessage = z
   .passthrough();
 export type ToolMessage = z.infer<typeof ToolMessage>;
 
-export const StoredMessage = z.discriminatedUnion('role', [UserMessage, AssistantMessage, ToolMessage]);
+export const StoredMessage = z.discriminatedUnion('role', [
+  UserMessage,
+  AssistantMessage,
+  ToolMessage
+]);
 export type StoredMessage = z.infer<typeof StoredMessage>;
 
 /** The whole `figure_chat` value, strictly typed (used for the exported JSON Schema). */

@@ -26,13 +26,21 @@ export interface CardRenderContext {
  */
 export type CardRenderer = (card: ToolCard, context: CardRenderContext) => HTMLElement | null;
 
-const STATE_LABELS: Record<ToolCard['state'], string> = {
-  pending: 'pending',
-  running: 'running',
-  completed: 'completed',
-  failed: 'failed',
-  interrupted: 'interrupted'
-};
+/** The card state in the user's language. */
+function stateLabel(state: ToolCard['state'], trans: TranslationBundle): string {
+  switch (state) {
+    case 'pending':
+      return trans.__('pending');
+    case 'running':
+      return trans.__('running');
+    case 'completed':
+      return trans.__('completed');
+    case 'failed':
+      return trans.__('failed');
+    case 'interrupted':
+      return trans.__('interrupted');
+  }
+}
 
 function pretty(args: Record<string, unknown>): string {
   return JSON.stringify(args, null, 2);
@@ -54,7 +62,7 @@ export function renderToolCard(
   const summary = document.createElement('summary');
   const label = document.createElement('span');
   label.className = 'jp-FigureChat-toolCard-state';
-  label.textContent = trans.__(STATE_LABELS[state]);
+  label.textContent = stateLabel(state, trans);
   const name = document.createElement('code');
   name.className = 'jp-FigureChat-toolCard-name';
   name.textContent = card.call.name;

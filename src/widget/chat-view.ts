@@ -78,7 +78,9 @@ export class ChatView extends Widget {
     this._input = document.createElement('textarea');
     this._input.className = 'jp-FigureChat-input';
     this._input.rows = 3;
-    this._input.placeholder = trans.__('Ask about this notebook (Enter to send, Shift+Enter for a new line)');
+    this._input.placeholder = trans.__(
+      'Ask about this notebook (Enter to send, Shift+Enter for a new line)'
+    );
     this._input.setAttribute('aria-label', trans.__('Message'));
     this._send = document.createElement('button');
     this._send.className = 'jp-FigureChat-send jp-mod-styled jp-mod-accept';
@@ -207,7 +209,10 @@ export class ChatView extends Widget {
     const { trans } = this._options;
     const problem = conversation.problem;
     const notice = problem
-      ? trans.__('This notebook holds a Figure Chat conversation that cannot be read (%1). Start a new conversation to replace it.', problem)
+      ? trans.__(
+          'This notebook holds a Figure Chat conversation that cannot be read (%1). Start a new conversation to replace it.',
+          problem
+        )
       : conversation.notice;
     this._notice.hidden = !notice;
     this._notice.textContent = notice ?? '';
@@ -247,7 +252,9 @@ export class ChatView extends Widget {
     if (!items.length) {
       const empty = document.createElement('div');
       empty.className = 'jp-FigureChat-empty';
-      empty.textContent = trans.__('Ask the model about this notebook. The conversation is saved in the notebook.');
+      empty.textContent = trans.__(
+        'Ask the model about this notebook. The conversation is saved in the notebook.'
+      );
       elements.push(empty);
     }
     const current = Array.from(this._messages.children);
@@ -306,7 +313,11 @@ export class ChatView extends Widget {
       case 'unreadable': {
         const element = document.createElement('div');
         element.className = 'jp-FigureChat-unreadable';
-        element.textContent = trans.__('Unreadable entry %1: %2', item.entry.index, item.entry.reason);
+        element.textContent = trans.__(
+          'Unreadable entry %1: %2',
+          item.entry.index,
+          item.entry.reason
+        );
         return element;
       }
       case 'orphan-result': {

@@ -47,7 +47,9 @@ export class FigureChatSidebar extends Panel {
     this.addWidget(header);
     this._placeholder = new Widget();
     this._placeholder.addClass('jp-FigureChat-placeholder');
-    this._placeholder.node.textContent = trans.__('Open a notebook to chat about it. Each notebook keeps its own conversation.');
+    this._placeholder.node.textContent = trans.__(
+      'Open a notebook to chat about it. Each notebook keeps its own conversation.'
+    );
     this.addWidget(this._placeholder);
     this._updateTitle();
   }
@@ -109,7 +111,10 @@ export class FigureChatSidebar extends Panel {
 
   private _updateTitle(): void {
     this._title.textContent = this._current
-      ? this._options.trans.__('Figure Chat — %1', this._current.context.localPath.split('/').pop() ?? '')
+      ? this._options.trans.__(
+          'Figure Chat — %1',
+          this._current.context.localPath.split('/').pop() ?? ''
+        )
       : this._options.trans.__('Figure Chat');
   }
 

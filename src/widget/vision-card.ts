@@ -39,7 +39,7 @@ function describeFailure(error: unknown, address: string): string {
   if (status === 409) {
     return `The picture ${address} has changed since these marks were made, so its views are not shown. ${message}`;
   }
-  if (status === 404 || error instanceof Error && error.name === 'PictureNotFoundError') {
+  if (status === 404 || (error instanceof Error && error.name === 'PictureNotFoundError')) {
     return `The picture ${address} is gone, so its views are not shown. ${message}`;
   }
   return `The views of ${address} could not be rendered: ${message}`;
@@ -75,7 +75,10 @@ async function replayViews(card: ToolCard, context: CardRenderContext): Promise<
     })();
     const marks = plan?.record.marks.map(describeMark) ?? [];
     const record = marks.length ? `\nMarks: ${marks.join('; ')}` : '';
-    conversation.setViewProblem(card.call.id, `${describeFailure(error, picture.address)}${record}`);
+    conversation.setViewProblem(
+      card.call.id,
+      `${describeFailure(error, picture.address)}${record}`
+    );
   }
 }
 

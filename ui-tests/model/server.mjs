@@ -12,12 +12,17 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FIGURE = readFileSync(join(here, 'figure.svg'), 'utf8');
-const BAD_FIGURE = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>';
+const BAD_FIGURE =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>';
 
 const requests = [];
 
 function structuredCall(id, name, args) {
-  return { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] };
+  return {
+    tool_calls: [
+      { index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }
+    ]
+  };
 }
 
 /** Each script: a list of steps; a step is a list of deltas (strings are content). */
@@ -28,11 +33,20 @@ const SCRIPTS = {
     ['I read the notebook: ', 'it has cells.']
   ],
   svg: [
-    ['Here is a diagram.', structuredCall('call_svg', 'present_svg', { svg: FIGURE, alt: 'Three stages: load, fit, plot' })],
+    [
+      'Here is a diagram.',
+      structuredCall('call_svg', 'present_svg', {
+        svg: FIGURE,
+        alt: 'Three stages: load, fit, plot'
+      })
+    ],
     ['The figure shows the three stages.']
   ],
   'svg-hermes': [
-    ['Drawing it.', `<tool_call>{"name": "present_svg", "arguments": ${JSON.stringify({ svg: FIGURE, alt: 'Hermes figure' })}}</tool_call>`],
+    [
+      'Drawing it.',
+      `<tool_call>{"name": "present_svg", "arguments": ${JSON.stringify({ svg: FIGURE, alt: 'Hermes figure' })}}</tool_call>`
+    ],
     ['Done.']
   ],
   'svg-dsml': [
@@ -44,11 +58,17 @@ const SCRIPTS = {
     ['Done.']
   ],
   'svg-glm': [
-    ['Drawing it.', `<tool_call>present_svg\n<arg_key>svg</arg_key>\n<arg_value>${FIGURE}</arg_value>\n<arg_key>alt</arg_key>\n<arg_value>GLM figure</arg_value>\n</tool_call>`],
+    [
+      'Drawing it.',
+      `<tool_call>present_svg\n<arg_key>svg</arg_key>\n<arg_value>${FIGURE}</arg_value>\n<arg_key>alt</arg_key>\n<arg_value>GLM figure</arg_value>\n</tool_call>`
+    ],
     ['Done.']
   ],
   'bad-svg': [
-    ['Trying a figure.', structuredCall('call_bad', 'present_svg', { svg: BAD_FIGURE, alt: 'A bad figure' })],
+    [
+      'Trying a figure.',
+      structuredCall('call_bad', 'present_svg', { svg: BAD_FIGURE, alt: 'A bad figure' })
+    ],
     ['That figure was refused.']
   ],
   mixed: [
@@ -56,14 +76,41 @@ const SCRIPTS = {
       'Two tools.',
       {
         tool_calls: [
-          { index: 0, id: 'call_m1', type: 'function', function: { name: 'notebook_read', arguments: '{}' } },
-          { index: 1, id: 'call_m2', type: 'function', function: { name: 'present_svg', arguments: JSON.stringify({ svg: FIGURE, alt: 'Mixed figure' }) } }
+          {
+            index: 0,
+            id: 'call_m1',
+            type: 'function',
+            function: { name: 'notebook_read', arguments: '{}' }
+          },
+          {
+            index: 1,
+            id: 'call_m2',
+            type: 'function',
+            function: {
+              name: 'present_svg',
+              arguments: JSON.stringify({ svg: FIGURE, alt: 'Mixed figure' })
+            }
+          }
         ]
       }
     ],
     ['Both done.']
   ],
-  'truncated-call': [['Calling.', { tool_calls: [{ index: 0, id: 'call_t', type: 'function', function: { name: 'present_svg', arguments: '{"svg": "<svg' } }] }]]
+  'truncated-call': [
+    [
+      'Calling.',
+      {
+        tool_calls: [
+          {
+            index: 0,
+            id: 'call_t',
+            type: 'function',
+            function: { name: 'present_svg', arguments: '{"svg": "<svg' }
+          }
+        ]
+      }
+    ]
+  ]
 };
 
 function lastUserText(messages) {
@@ -90,11 +137,15 @@ async function stream(res, deltas, delay) {
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
   for (const delta of deltas) {
     const d = typeof delta === 'string' ? { content: delta } : delta;
-    res.write(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: d, finish_reason: null }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: d, finish_reason: null }] })}\n\n`
+    );
     await sleep(delay);
   }
   const reason = deltas.some(d => typeof d === 'object' && d.tool_calls) ? 'tool_calls' : 'stop';
-  res.write(`data: ${JSON.stringify({ id: 'x', choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`);
+  res.write(
+    `data: ${JSON.stringify({ id: 'x', choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`
+  );
   res.end('data: [DONE]\n\n');
 }
 
@@ -132,7 +183,9 @@ const server = createServer(async (req, res) => {
     req.on('close', () => (open = false));
     res.on('close', () => (open = false));
     for (let i = 0; open && i < 1200; i++) {
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `word${i} ` } }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `word${i} ` } }] })}\n\n`
+      );
       await sleep(100);
     }
     res.end();
@@ -140,7 +193,9 @@ const server = createServer(async (req, res) => {
   }
   if (name === 'cut') {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Partial answer before the cut' } }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Partial answer before the cut' } }] })}\n\n`
+    );
     res.destroy();
     return;
   }

@@ -22,9 +22,9 @@ test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: nul
 const PREFIX = 'data:image/svg+xml,';
 
 async function figureSources(page: IJupyterLabPageFixture): Promise<string[]> {
-  return chat(page).locator('.jp-FigureChat-figure-image').evaluateAll(images =>
-    images.map(image => (image as HTMLImageElement).src)
-  );
+  return chat(page)
+    .locator('.jp-FigureChat-figure-image')
+    .evaluateAll(images => images.map(image => (image as HTMLImageElement).src));
 }
 
 test('a figure shows inline, loads nothing, and replays identically after a restart', async ({
@@ -49,14 +49,19 @@ test('a figure shows inline, loads nothing, and replays identically after a rest
 
   // Nothing left the page for the figure: only Jupyter's own API and the model server were asked.
   const foreign = requests.filter(
-    url => !url.startsWith(baseURL ?? 'http://127.0.0.1:8888') && !url.startsWith(MODEL_URL) && !url.startsWith('data:')
+    url =>
+      !url.startsWith(baseURL ?? 'http://127.0.0.1:8888') &&
+      !url.startsWith(MODEL_URL) &&
+      !url.startsWith('data:')
   );
   expect(foreign).toEqual([]);
   expect(requests.filter(url => url.startsWith('data:'))).toEqual([]);
 
   await page.notebook.save();
   const stored = await storedTranscript(page, `${tmpPath}/figures.ipynb`);
-  const assistant = stored.messages.find(m => m.role === 'assistant' && Array.isArray(m.tool_calls));
+  const assistant = stored.messages.find(
+    m => m.role === 'assistant' && Array.isArray(m.tool_calls)
+  );
   const call = (assistant?.tool_calls as Array<{ arguments: { svg: string } }>)[0];
   const tool = stored.messages.find(m => m.role === 'tool');
   expect(tool?.content).toBe('SVG presented inline: Three stages: load, fit, plot');
@@ -95,7 +100,9 @@ test('a figure shows inline, loads nothing, and replays identically after a rest
   await expect(chat(page).locator('.jp-FigureChat-figure')).toHaveCount(1);
 });
 
-test('figures given in Hermes, DSML and GLM text and in a mixed batch all show', async ({ page }) => {
+test('figures given in Hermes, DSML and GLM text and in a mixed batch all show', async ({
+  page
+}) => {
   await page.notebook.createNew('syntaxes.ipynb');
   await openChat(page);
   await ask(page, '[script:svg-hermes] one');

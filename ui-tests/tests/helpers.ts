@@ -68,12 +68,9 @@ export async function modelRequests(
 
 /** Open (or switch to) a notebook by path, as a double click in the file browser would. */
 export async function openNotebook(page: IJupyterLabPageFixture, path: string): Promise<void> {
-  await page.evaluate(
-    async p => {
-      await window.jupyterapp.commands.execute('docmanager:open', { path: p });
-    },
-    path
-  );
+  await page.evaluate(async p => {
+    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
+  }, path);
   const name = path.split('/').pop() ?? path;
   // Switch as a person does: a click on the notebook's tab.
   await page.locator('#jp-main-dock-panel .lm-TabBar-tab', { hasText: name }).first().click();
@@ -83,7 +80,10 @@ export async function openNotebook(page: IJupyterLabPageFixture, path: string): 
 }
 
 /** Create an empty notebook file on the server. */
-export async function createNotebookFile(page: IJupyterLabPageFixture, path: string): Promise<void> {
+export async function createNotebookFile(
+  page: IJupyterLabPageFixture,
+  path: string
+): Promise<void> {
   const content = {
     cells: [],
     metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },

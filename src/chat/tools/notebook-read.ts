@@ -33,7 +33,10 @@ function textOf(value: unknown): string {
 }
 
 /** Summaries of one code cell's outputs. */
-function summarizeOutputs(cellId: string, outputs: ReadonlyArray<Record<string, unknown>>): string[] {
+function summarizeOutputs(
+  cellId: string,
+  outputs: ReadonlyArray<Record<string, unknown>>
+): string[] {
   return outputs.map((output, index) => {
     const type = String(output.output_type ?? 'output');
     if (type === 'stream') {
@@ -92,6 +95,9 @@ export const notebookReadTool: ToolDefinition<typeof notebookReadInput> = {
         text: `Tool error: no cell ${missing.join(', ')}; the notebook has ${count} cells (0–${count - 1}).`
       };
     }
-    return { status: 'completed', text: `The notebook has ${count} cells.\n${describeNotebook(model, args.cells)}` };
+    return {
+      status: 'completed',
+      text: `The notebook has ${count} cells.\n${describeNotebook(model, args.cells)}`
+    };
   }
 };

@@ -26,7 +26,9 @@ export interface PictureRequest {
 export function cellPictureData(model: INotebookModel, address: string): string {
   const match = /^cell:([^/]+)\/(\d+)$/.exec(address);
   if (!match) {
-    throw new PictureNotFoundError(`${address} is not a cell picture address (cell:<cell-id>/<output-index>).`);
+    throw new PictureNotFoundError(
+      `${address} is not a cell picture address (cell:<cell-id>/<output-index>).`
+    );
   }
   const [, cellId, indexText] = match;
   for (let i = 0; i < model.cells.length; i++) {
@@ -34,10 +36,14 @@ export function cellPictureData(model: INotebookModel, address: string): string 
     if (cell.id !== cellId) {
       continue;
     }
-    const outputs = Array.isArray(cell.outputs) ? (cell.outputs as Array<Record<string, unknown>>) : [];
+    const outputs = Array.isArray(cell.outputs)
+      ? (cell.outputs as Array<Record<string, unknown>>)
+      : [];
     const output = outputs[Number(indexText)];
     const data = (output?.data ?? {}) as Record<string, unknown>;
-    const mime = IMAGE_TYPES.find(type => typeof data[type] === 'string' || Array.isArray(data[type]));
+    const mime = IMAGE_TYPES.find(
+      type => typeof data[type] === 'string' || Array.isArray(data[type])
+    );
     if (!mime) {
       throw new PictureNotFoundError(
         `Cell ${cellId} has no image output at index ${indexText}; notebook_read lists the image outputs and their addresses.`

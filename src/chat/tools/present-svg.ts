@@ -25,7 +25,10 @@ export const presentSvgTool: ToolDefinition<typeof presentSvgInput> = {
       context.signal
     );
     if (!answer.ok) {
-      return { status: 'failed', text: `Tool error: ${answer.error?.message ?? 'the SVG was refused'}` };
+      return {
+        status: 'failed',
+        text: `Tool error: ${answer.error?.message ?? 'the SVG was refused'}`
+      };
     }
     return { status: 'completed', text: `SVG presented inline: ${args.alt}` };
   }

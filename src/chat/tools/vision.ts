@@ -114,8 +114,20 @@ function visionTool(name: VisionToolName): ToolDefinition {
         return { status: 'completed', text: plan.text, picture: fingerprint };
       }
       try {
-        const rendered = await renderViews(host, picture, info.sha256, plan.record, plan.views, context.signal);
-        return { status: 'completed', text: plan.text, images: rendered.views, picture: fingerprint };
+        const rendered = await renderViews(
+          host,
+          picture,
+          info.sha256,
+          plan.record,
+          plan.views,
+          context.signal
+        );
+        return {
+          status: 'completed',
+          text: plan.text,
+          images: rendered.views,
+          picture: fingerprint
+        };
       } catch (error) {
         if (context.signal.aborted || !mutates) {
           throw error;

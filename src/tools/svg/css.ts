@@ -61,7 +61,7 @@ function checkCssTokens(css: string, where: string): void {
   if (!css.includes('(') && !css.includes(':')) {
     return;
   }
-  // eslint-disable-next-line no-control-regex
+
   const squeezed = css.replace(/[\u0000-\u0020]+/g, '').toLowerCase();
   if (squeezed.includes('expression(') || squeezed.includes('javascript:')) {
     refuse('script', `SVG ${where} contains script in CSS; remove it — figures must be static`);

@@ -43,7 +43,7 @@ export function checkScriptUrl(value: string, where: string): void {
   if (!value.includes(':')) {
     return; // no scheme without a colon: the common case skips the squeeze below
   }
-  // eslint-disable-next-line no-control-regex
+
   const squeezed = value.replace(/[\u0000-\u0020]+/g, '').toLowerCase();
   if (squeezed.includes('javascript:') || squeezed.includes('vbscript:')) {
     refuse(
