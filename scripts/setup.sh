@@ -9,15 +9,18 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 export PATH="$PWD/.venv/bin:$PATH"
-python -m pip install -q --disable-pip-version-check \
+python -m pip install -q --disable-pip-version-check 2> >(grep -v "^WARNING: Location" >&2) \
   "jupyterlab>=4.5,<4.6" "hatchling>=1.5" "hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5" editables
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
-npm run build
+# The build's own output (webpack warnings about third-party source maps) goes to a log, shown
+# only when the build fails.
+npm run build > build.log 2>&1 || { tail -n 60 build.log >&2; echo "setup: build failed (build.log)" >&2; exit 1; }
 
-python -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]"
+python -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]" \
+  2> >(grep -v "^WARNING: Location" >&2)
 jupyter labextension develop --overwrite . >/dev/null
 jupyter labextension list 2>&1 | grep -q "jupyterlab-figure-chat.*enabled.*OK" || {
   echo "setup: the labextension is not enabled" >&2

@@ -96,6 +96,39 @@ const SCRIPTS = {
     ],
     ['Both done.']
   ],
+  vision: [
+    ['Let me find the plot.', structuredCall('call_v0', 'notebook_read', {})],
+    request => {
+      const address =
+        /cell:[\w-]+\/\d+/.exec(lastToolText(request.messages))?.[0] ?? 'cell:missing/0';
+      return [
+        'Marking it.',
+        structuredCall('call_v1', 'vision_mark', {
+          image: address,
+          marks: [
+            { at: '40,40,200,160', caption: 'peak', colour: 'red' },
+            { at: '150,100', caption: 'dip', colour: 'cyan' }
+          ]
+        })
+      ];
+    },
+    ['A close-up.', structuredCall('call_v2', 'vision_show', { at: ['#1'] })],
+    ['A sheet.', structuredCall('call_v3', 'vision_show', { at: ['#1', '#2', '100,100'] })],
+    ['Marked the peak and the dip.']
+  ],
+  'vision-file': [
+    request => {
+      const path = /path=(\S+)/.exec(lastUserText(request.messages))?.[1] ?? 'missing.png';
+      return [
+        'Marking the file.',
+        structuredCall('call_f1', 'vision_mark', {
+          image: path,
+          marks: [{ at: '20,20,120,90', caption: 'corner', colour: 'yellow' }]
+        })
+      ];
+    },
+    ['Marked the corner.']
+  ],
   'truncated-call': [
     [
       'Calling.',
@@ -121,6 +154,11 @@ function lastUserText(messages) {
     }
   }
   return '';
+}
+
+function lastToolText(messages) {
+  const tools = messages.filter(m => m.role === 'tool');
+  return tools.length ? String(tools[tools.length - 1].content) : '';
 }
 
 function roundOf(messages) {
@@ -201,7 +239,8 @@ const server = createServer(async (req, res) => {
   }
   const steps = SCRIPTS[name] ?? SCRIPTS.hello;
   const round = roundOf(request.messages);
-  await stream(res, steps[Math.min(round, steps.length - 1)], 30);
+  const step = steps[Math.min(round, steps.length - 1)];
+  await stream(res, typeof step === 'function' ? step(request) : step, 30);
 });
 
 const port = Number(process.argv[2] ?? 8765);

@@ -269,14 +269,24 @@ export function describeView(
   const pane = geometry.panes[0];
   const region = (p: Pane): string => `${p.region.x0},${p.region.y0},${p.region.x1},${p.region.y1}`;
   const covered = geometry.cover.length ? `; ${geometry.cover.join(', ')} marks covered` : '';
+  // The caption names the marks the view shows, so the picture and its text agree.
+  const visible = record.marks.filter(mark => {
+    const b = markBounds(mark);
+    return geometry.panes.some(
+      p => b.x1 >= p.region.x0 && b.x0 <= p.region.x1 && b.y1 >= p.region.y0 && b.y0 <= p.region.y1
+    );
+  });
+  const marks = visible.length
+    ? `; shows ${visible.map(mark => `#${mark.id}`).join(', ')}`
+    : '; shows no marks';
   switch (geometry.kind) {
     case 'map':
-      return `Map of ${record.image} (${size.width}×${size.height}, ${record.marks.length} marks) at ${shown}${covered}`;
+      return `Map of ${record.image} (${size.width}×${size.height}, ${record.marks.length} marks) at ${shown}${marks}${covered}`;
     case 'marks':
-      return `Marks of ${record.image}, region ${region(pane)} at ${shown}${covered}`;
+      return `Marks of ${record.image}, region ${region(pane)} at ${shown}${marks}${covered}`;
     case 'closeup':
-      return `Close-up of ${record.image} at ${pane.label ?? ''}, region ${region(pane)} at ${shown}${covered}`;
+      return `Close-up of ${record.image} at ${pane.label ?? ''}, region ${region(pane)} at ${shown}${marks}${covered}`;
     case 'sheet':
-      return `Sheet of ${geometry.panes.length} close-ups of ${record.image}: ${geometry.panes.map(p => p.label ?? '').join(' ')}${covered}`;
+      return `Sheet of ${geometry.panes.length} close-ups of ${record.image}: ${geometry.panes.map(p => p.label ?? '').join(' ')}${marks}${covered}`;
   }
 }

@@ -1,0 +1,105 @@
+/**
+ * The vision tools as a person sees them: the model marks a plot a cell produced, shows a map, a
+ * close-up and a sheet inline; after save, restart and reload the views are re-rendered
+ * identically from the picture and the transcript; when a marked picture file is deleted, replay
+ * says so and shows the text record instead of a wrong view.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+
+import { restartJupyter } from '../jupyter.mjs';
+import {
+  ask,
+  chat,
+  createNotebookFile,
+  openChat,
+  openNotebook,
+  SETTINGS,
+  storedTranscript
+} from './helpers';
+
+test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
+
+async function viewSources(page: IJupyterLabPageFixture): Promise<string[]> {
+  return chat(page)
+    .locator('.jp-FigureChat-visionView img')
+    .evaluateAll(images => images.map(image => (image as HTMLImageElement).src));
+}
+
+async function saveAndCloseAll(page: IJupyterLabPageFixture): Promise<void> {
+  await page.evaluate(async () => {
+    await window.jupyterapp.commands.execute('docmanager:save-all');
+    await window.jupyterapp.commands.execute('application:close-all');
+  });
+  await expect(page.locator('#jp-main-dock-panel .jp-NotebookPanel')).toHaveCount(0);
+}
+
+test('marks, a close-up and a sheet over a cell plot replay identically after a restart', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/plot.ipynb`;
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  await page.notebook.setCell(
+    0,
+    'code',
+    'import matplotlib.pyplot as plt\nplt.figure(figsize=(4, 3))\nplt.plot([0, 1, 2, 3], [0, 3, 1, 2])\nplt.show()'
+  );
+  await page.notebook.runCell(0);
+  await expect(page.locator('.jp-OutputArea-output img')).toHaveCount(1, { timeout: 60000 });
+
+  await openChat(page);
+  await ask(page, '[script:vision] mark the peak and the dip');
+  const views = chat(page).locator('.jp-FigureChat-visionView');
+  await expect(views).toHaveCount(3);
+  await expect(views.nth(0).locator('figcaption')).toContainText('#1');
+  await expect(chat(page).locator('.jp-FigureChat-message-mod-assistant').last()).toContainText(
+    'Marked the peak and the dip.'
+  );
+  const live = await viewSources(page);
+  expect(live.every(src => src.startsWith('data:image/png;base64,'))).toBe(true);
+
+  await saveAndCloseAll(page);
+  const stored = await storedTranscript(page, path);
+  const results = stored.messages.filter(m => m.role === 'tool' && m.picture);
+  expect(results.length).toBe(3);
+  // Fingerprints, never pixels: no PNG is stored in the conversation.
+  expect(JSON.stringify(stored)).not.toContain('iVBOR');
+
+  await restartJupyter();
+  await page.reload();
+  await page.waitForSelector('#jp-main-dock-panel');
+  await openNotebook(page, path);
+  await openChat(page);
+  await expect(chat(page).locator('.jp-FigureChat-visionView')).toHaveCount(3);
+  expect(await viewSources(page)).toEqual(live);
+});
+
+test('a deleted picture replays as a notice with the text record', async ({ page, tmpPath }) => {
+  const picture = `${tmpPath}/picture.png`;
+  const bytes = readFileSync(join(__dirname, '..', 'fixtures', 'picture.png')).toString('base64');
+  const upload = await page.request.put(`/api/contents/${picture}`, {
+    data: { type: 'file', format: 'base64', content: bytes }
+  });
+  expect(upload.ok()).toBeTruthy();
+  const path = `${tmpPath}/file.ipynb`;
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  await openChat(page);
+  await ask(page, `[script:vision-file] mark the corner of path=${picture}`);
+  await expect(chat(page).locator('.jp-FigureChat-visionView')).toHaveCount(1);
+
+  await saveAndCloseAll(page);
+  expect((await page.request.delete(`/api/contents/${picture}`)).ok()).toBeTruthy();
+  await page.reload();
+  await page.waitForSelector('#jp-main-dock-panel');
+  await openNotebook(page, path);
+  await openChat(page);
+  const problem = chat(page).locator('.jp-FigureChat-vision-problem');
+  await expect(problem).toContainText('is gone');
+  await expect(problem).toContainText('#1 box 20,20,120,90 yellow "corner"');
+  await expect(chat(page).locator('.jp-FigureChat-visionView')).toHaveCount(0);
+});
