@@ -46,10 +46,20 @@ async function loadFigureChat() {
   });
   const requireFromRepo = createRequire(join(repo, 'package.json'));
   const module = { exports: {} };
-  new Function('require', 'module', 'exports', result.outputFiles[0].text)(
+  // A CommonJS wrapper: the bundle looks for its fonts beside `__dirname`, as the built server does.
+  new Function(
+    'require',
+    'module',
+    'exports',
+    '__filename',
+    '__dirname',
+    result.outputFiles[0].text
+  )(
     requireFromRepo,
     module,
-    module.exports
+    module.exports,
+    join(repo, 'src/server/bench-bundle.js'),
+    join(repo, 'src/server')
   );
   return { fc: module.exports, sharp: requireFromRepo('sharp') };
 }
