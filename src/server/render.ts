@@ -23,6 +23,7 @@ import {
   type ViewGeometry,
   type VisionRecord
 } from '../tools/vision';
+import { GlyphCache } from './glyphs';
 import { HttpError, type JsonRoute } from './http';
 import {
   badBody,
@@ -97,6 +98,14 @@ function resvgOverlayOptions(): ResvgRenderOptions {
     logLevel: 'off'
   };
   return overlayOptions;
+}
+
+let glyphCache: GlyphCache | undefined;
+
+/** Labels drawn from cached outlines, pixel-identical to resvg's text and without its shaping. */
+function overlayGlyphs(): GlyphCache {
+  glyphCache ??= new GlyphCache(resvgOverlayOptions());
+  return glyphCache;
 }
 
 /** Decoded pixels of a view's base, before the overlay. */
@@ -226,7 +235,7 @@ export async function renderView(
   } catch (error) {
     throw error instanceof VisionError ? new HttpError(400, error.message, error.code) : error;
   }
-  const svg = drawGeometry(geometry, record);
+  const svg = overlayGlyphs().outlineText(drawGeometry(geometry, record));
   return renders.use(async () => {
     // The overlay rasterizes on libuv's pool while libvips decodes: the two overlap on two cores.
     const [overlay, base] = await Promise.all([
@@ -240,6 +249,8 @@ export async function renderView(
     ]);
     const png = await sharp(base.data, { raw: base.raw })
       .composite([overlay])
+      // The overlay adds an alpha band; views are opaque, and RGB is a quarter less to deflate.
+      .removeAlpha()
       .png({ compressionLevel: PNG_COMPRESSION_LEVEL })
       .toBuffer();
     return {

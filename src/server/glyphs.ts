@@ -1,0 +1,204 @@
+/**
+ * Overlay labels as outlines from a glyph cache, so resvg does not shape and outline the same
+ * few characters for every render (tick labels and mark numbers were half of an overlay's cost).
+ *
+ * The outlines come from resvg itself: each character is laid out once per font size by resvg
+ * (usvg turns text into paths), and its outline and advance are kept. A label is then those
+ * outlines placed side by side, the way resvg places them for strings of these characters (no
+ * kerning among them), with coordinates rounded to f32 as resvg rounds them: the labels rasterize
+ * identically to resvg's own text (`bench/vision-glyphs.mjs` compares). Text with any other
+ * character, any attribute this module does not know, or a font that will not load, is left to
+ * resvg.
+ */
+import { Resvg, type ResvgRenderOptions } from '@resvg/resvg-js';
+
+/** Characters drawn from the cache: what tick labels, mark numbers and tile labels are made of. */
+export const OUTLINED_CHARACTERS = '0123456789#,.-';
+
+/** Attributes a cached label may carry besides its position, size and anchor. */
+const PAINT_ATTRIBUTES = new Set([
+  'fill',
+  'fill-opacity',
+  'stroke',
+  'stroke-width',
+  'stroke-linejoin',
+  'stroke-opacity',
+  'paint-order'
+]);
+
+/** Most font sizes kept; overlays use three. */
+const MAX_SIZES = 16;
+
+interface Glyph {
+  /** Path commands with absolute coordinates, pen at the origin on the baseline. */
+  readonly commands: ReadonlyArray<{ readonly op: string; readonly args: readonly number[] }>;
+  readonly advance: number;
+}
+
+type Face = ReadonlyMap<string, Glyph>;
+
+function parsePath(d: string): Glyph['commands'] {
+  const commands: Array<{ op: string; args: number[] }> = [];
+  for (const token of d.trim().split(/\s+/)) {
+    if (/^[A-Za-z]$/.test(token)) {
+      if (!'MLQCZ'.includes(token)) {
+        throw new Error(`glyph outline uses "${token}", not one of M L Q C Z`);
+      }
+      commands.push({ op: token, args: [] });
+    } else {
+      const value = Number(token);
+      if (!Number.isFinite(value) || commands.length === 0) {
+        throw new Error(`glyph outline has a stray "${token}"`);
+      }
+      commands[commands.length - 1].args.push(value);
+    }
+  }
+  return commands;
+}
+
+function pathData(svg: string): string[] {
+  return [...svg.matchAll(/<path\b[^>]*\sd="([^"]*)"/g)].map(match => match[1]);
+}
+
+/**
+ * Lay out every cached character at `size` with resvg: once starting at x = 0 (the outline) and
+ * once ending there (its first point moves left by the advance).
+ */
+function loadFace(size: number, options: ResvgRenderOptions): Face {
+  const characters = [...OUTLINED_CHARACTERS];
+  const texts = characters
+    .map(
+      c =>
+        `<text x="0" y="0" font-size="${size}">${c}</text>` +
+        `<text x="0" y="0" font-size="${size}" text-anchor="end">${c}</text>`
+    )
+    .join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1">${texts}</svg>`;
+  const paths = pathData(new Resvg(svg, { ...options, fitTo: { mode: 'original' } }).toString());
+  if (paths.length !== 2 * characters.length) {
+    throw new Error(`glyph cache: ${paths.length} outlines for ${characters.length} characters`);
+  }
+  const face = new Map<string, Glyph>();
+  characters.forEach((c, i) => {
+    const commands = parsePath(paths[2 * i]);
+    const ended = parsePath(paths[2 * i + 1]);
+    const advance = commands[0].args[0] - ended[0].args[0];
+    if (!(advance > 0) || commands.length !== ended.length) {
+      throw new Error(`glyph cache: no advance for "${c}"`);
+    }
+    face.set(c, { commands, advance });
+  });
+  return face;
+}
+
+function num(value: number): string {
+  // resvg lays text out in f32; rounding the same way keeps labels pixel-identical to its own text.
+  return String(Number(Math.fround(value).toPrecision(9)));
+}
+
+function unescapeXml(text: string): string {
+  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+}
+
+/** Cached glyph outlines for one set of resvg font options. */
+export class GlyphCache {
+  private readonly _faces = new Map<number, Face | null>();
+
+  constructor(private readonly _options: ResvgRenderOptions) {}
+
+  private _face(size: number): Face | null {
+    let face = this._faces.get(size);
+    if (face === undefined) {
+      if (this._faces.size >= MAX_SIZES) {
+        this._faces.clear();
+      }
+      try {
+        face = loadFace(size, this._options);
+      } catch {
+        // Text stays text: resvg still draws it, only slower.
+        face = null;
+      }
+      this._faces.set(size, face);
+    }
+    return face;
+  }
+
+  /**
+   * A label as one `<path>` (one path, so its halo stroke lies under all of its fill, as with
+   * `paint-order="stroke"` on text), or `undefined` when it should stay text.
+   */
+  labelPath(
+    text: string,
+    x: number,
+    baseline: number,
+    size: number,
+    anchor: string,
+    paint: string
+  ): string | undefined {
+    if (text.length === 0 || [...text].some(c => !OUTLINED_CHARACTERS.includes(c))) {
+      return undefined;
+    }
+    const face = this._face(size);
+    if (!face) {
+      return undefined;
+    }
+    const glyphs = [...text].map(c => face.get(c) as Glyph);
+    const width = glyphs.reduce((sum, glyph) => sum + glyph.advance, 0);
+    let pen = anchor === 'middle' ? x - width / 2 : anchor === 'end' ? x - width : x;
+    const parts: string[] = [];
+    for (const glyph of glyphs) {
+      for (const { op, args } of glyph.commands) {
+        parts.push(op);
+        for (let i = 0; i < args.length; i += 2) {
+          parts.push(num(args[i] + pen), num(args[i + 1] + baseline));
+        }
+      }
+      pen += glyph.advance;
+    }
+    return `<path ${paint} d="${parts.join(' ')}"/>`;
+  }
+
+  /**
+   * The overlay with each `<text>` it can draw replaced by the label's outline. Text it cannot
+   * draw (other characters, other attributes) is left as it is, for resvg to shape.
+   */
+  outlineText(svg: string): string {
+    return svg.replace(/<text\b([^>]*)>([^<]*)<\/text>/g, (element, attributes: string, body) => {
+      const paint: string[] = [];
+      let x: number | undefined;
+      let y: number | undefined;
+      let size: number | undefined;
+      let anchor = 'start';
+      const rest = attributes.replace(/\s*([a-z-]+)="([^"]*)"/g, (_, name: string, value) => {
+        const v = value as string;
+        if (name === 'x') {
+          x = Number(v);
+        } else if (name === 'y') {
+          y = Number(v);
+        } else if (name === 'font-size') {
+          size = Number(v);
+        } else if (name === 'text-anchor') {
+          anchor = v;
+        } else if (PAINT_ATTRIBUTES.has(name)) {
+          paint.push(`${name}="${v}"`);
+        } else {
+          return `${name}=`; // unknown: leaves `rest` non-empty
+        }
+        return '';
+      });
+      if (
+        rest.trim() !== '' ||
+        x === undefined ||
+        y === undefined ||
+        size === undefined ||
+        !Number.isFinite(x + y + size) ||
+        !['start', 'middle', 'end'].includes(anchor)
+      ) {
+        return element;
+      }
+      return (
+        this.labelPath(unescapeXml(body as string), x, y, size, anchor, paint.join(' ')) ?? element
+      );
+    });
+  }
+}
