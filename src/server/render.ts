@@ -249,8 +249,6 @@ export async function renderView(
     ]);
     const png = await sharp(base.data, { raw: base.raw })
       .composite([overlay])
-      // The overlay adds an alpha band; views are opaque, and RGB is a quarter less to deflate.
-      .removeAlpha()
       .png({ compressionLevel: PNG_COMPRESSION_LEVEL })
       .toBuffer();
     return {
