@@ -186,7 +186,11 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
   return { data: base.data, raw: base.info };
 }
 
-async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
+/** A sheet's tiles, resized and placed, ready to composite over its background. */
+async function renderSheetTiles(
+  picture: Picture,
+  geometry: ViewGeometry
+): Promise<OverlayOptions[]> {
   let source: () => Sharp = () => sharp(picture.bytes, decodeOptions);
   if (picture.width * picture.height <= SHEET_DECODE_ONCE_PIXELS) {
     const decoded = await sharp(picture.bytes, decodeOptions)
@@ -196,7 +200,7 @@ async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<Ra
     const { width, height, channels } = decoded.info;
     source = () => sharp(decoded.data, { raw: { width, height, channels } });
   }
-  const tiles = await Promise.all(
+  return Promise.all(
     geometry.panes.map(async (pane): Promise<OverlayOptions> => {
       const tile = await resizePane(source(), pane, false)
         .toColourspace('srgb')
@@ -206,18 +210,6 @@ async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<Ra
       return { input: tile.data, raw: { width, height, channels }, left: pane.left, top: pane.top };
     })
   );
-  const canvas = await sharp({
-    create: {
-      width: geometry.width,
-      height: geometry.height,
-      channels: 3,
-      background: SHEET_BACKGROUND
-    }
-  })
-    .composite(tiles)
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return { data: canvas.data, raw: canvas.info };
 }
 
 /**
@@ -241,14 +233,26 @@ export async function renderView(
     const [overlay, base] = await Promise.all([
       rasterizeOverlay(svg, geometry),
       (geometry.kind === 'sheet'
-        ? renderSheet(picture, geometry)
+        ? renderSheetTiles(picture, geometry)
         : renderSinglePane(picture, geometry)
       ).catch((error: unknown) => {
         throw decodeError(picture, error);
       })
     ]);
-    const png = await sharp(base.data, { raw: base.raw })
-      .composite([overlay])
+    // A sheet's tiles and its overlay go onto the background in one pass.
+    const canvas = Array.isArray(base)
+      ? sharp({
+          create: {
+            width: geometry.width,
+            height: geometry.height,
+            channels: 3,
+            background: SHEET_BACKGROUND
+          }
+        }).composite([...base, overlay])
+      : sharp(base.data, { raw: base.raw }).composite([overlay]);
+    const png = await canvas
+      // The overlay adds an alpha band; views are opaque, and RGB is a quarter less to deflate.
+      .removeAlpha()
       .png({ compressionLevel: PNG_COMPRESSION_LEVEL })
       .toBuffer();
     return {
