@@ -231,9 +231,20 @@ function drawPane(pane: Pane, index: number, record: VisionRecord, geometry: Vie
     geometry.kind === 'sheet' && pane.label !== undefined
       ? haloText(pane.label, pane.left + pane.width / 2, pane.top - 5, 12, '#ffffff', 'middle')
       : '';
+  const content = `${marks}${drawCrosshair(pane)}${drawTicks(pane)}`;
+  // A pane that fills the view is clipped by the view's own edge; a clip path there would clip
+  // nothing and still cost the rasterizer a layer and a mask as large as the view.
+  if (
+    pane.left === 0 &&
+    pane.top === 0 &&
+    pane.width === geometry.width &&
+    pane.height === geometry.height
+  ) {
+    return content + label;
+  }
   return (
     `<clipPath id="${clip}"><rect x="${pane.left}" y="${pane.top}" width="${pane.width}" height="${pane.height}"/></clipPath>` +
-    `<g clip-path="url(#${clip})">${marks}${drawCrosshair(pane)}${drawTicks(pane)}</g>` +
+    `<g clip-path="url(#${clip})">${content}</g>` +
     label
   );
 }
