@@ -186,11 +186,12 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
   return { data: base.data, raw: base.info };
 }
 
-/** A sheet's tiles, resized and placed, ready to composite over its background. */
-async function renderSheetTiles(
-  picture: Picture,
-  geometry: ViewGeometry
-): Promise<OverlayOptions[]> {
+/**
+ * A sheet's picture: each tile resized by libvips, then its rows copied into place on the
+ * background. Tiles never overlap and are opaque, so placing them is a copy, not a blend (one
+ * libvips composite pass per tile cost more than the rest of the sheet).
+ */
+async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
   let source: () => Sharp = () => sharp(picture.bytes, decodeOptions);
   if (picture.width * picture.height <= SHEET_DECODE_ONCE_PIXELS) {
     const decoded = await sharp(picture.bytes, decodeOptions)
@@ -200,16 +201,38 @@ async function renderSheetTiles(
     const { width, height, channels } = decoded.info;
     source = () => sharp(decoded.data, { raw: { width, height, channels } });
   }
-  return Promise.all(
-    geometry.panes.map(async (pane): Promise<OverlayOptions> => {
-      const tile = await resizePane(source(), pane, false)
+  const tiles = await Promise.all(
+    geometry.panes.map(pane =>
+      resizePane(source(), pane, false)
         .toColourspace('srgb')
         .raw()
-        .toBuffer({ resolveWithObject: true });
-      const { width, height, channels } = tile.info;
-      return { input: tile.data, raw: { width, height, channels }, left: pane.left, top: pane.top };
-    })
+        .toBuffer({ resolveWithObject: true })
+    )
   );
+  const { width, height } = geometry;
+  const background = SHEET_BACKGROUND;
+  const data = Buffer.alloc(width * height * 3).fill(
+    Buffer.from([background.r, background.g, background.b])
+  );
+  geometry.panes.forEach((pane, index) => {
+    const { data: tile, info } = tiles[index];
+    if (
+      info.channels !== 3 ||
+      info.width !== pane.width ||
+      info.height !== pane.height ||
+      pane.left < 0 ||
+      pane.top < 0 ||
+      pane.left + pane.width > width ||
+      pane.top + pane.height > height
+    ) {
+      throw new Error(`sheet tile ${index} is ${info.width}×${info.height}×${info.channels}`);
+    }
+    const row = pane.width * 3;
+    for (let y = 0; y < pane.height; y++) {
+      tile.copy(data, ((pane.top + y) * width + pane.left) * 3, y * row, (y + 1) * row);
+    }
+  });
+  return { data, raw: { width, height, channels: 3 } };
 }
 
 /**
@@ -233,23 +256,13 @@ export async function renderView(
     const [overlay, base] = await Promise.all([
       rasterizeOverlay(svg, geometry),
       (geometry.kind === 'sheet'
-        ? renderSheetTiles(picture, geometry)
+        ? renderSheet(picture, geometry)
         : renderSinglePane(picture, geometry)
       ).catch((error: unknown) => {
         throw decodeError(picture, error);
       })
     ]);
-    // A sheet's tiles and its overlay go onto the background in one pass.
-    const canvas = Array.isArray(base)
-      ? sharp({
-          create: {
-            width: geometry.width,
-            height: geometry.height,
-            channels: 3,
-            background: SHEET_BACKGROUND
-          }
-        }).composite([...base, overlay])
-      : sharp(base.data, { raw: base.raw }).composite([overlay]);
+    const canvas = sharp(base.data, { raw: base.raw }).composite([overlay]);
     const png = await canvas
       // The overlay adds an alpha band; views are opaque, and RGB is a quarter less to deflate.
       .removeAlpha()
