@@ -28,6 +28,20 @@ def view_y(pane, y):
     return pane["top"] + (y - pane["region"]["y0"]) * pane["sy"]
 
 
+def pane_marks(pane, marks):
+    """The marks a pane shows, as Figure Chat draws them: those whose bounds meet its region."""
+    r = pane["region"]
+    shown = []
+    for mark in marks:
+        if mark["kind"] == "point":
+            x0, y0, x1, y1 = mark["x"] - mark["r"], mark["y"] - mark["r"], mark["x"] + mark["r"], mark["y"] + mark["r"]
+        else:
+            x0, y0, x1, y1 = mark["x0"], mark["y0"], mark["x1"], mark["y1"]
+        if x1 >= r["x0"] and x0 <= r["x1"] and y1 >= r["y0"] and y0 <= r["y1"]:
+            shown.append(mark)
+    return shown
+
+
 def pillow_view(data, view, font, compress_level):
     geometry = view["geometry"]
     width, height = geometry["width"], geometry["height"]
@@ -48,7 +62,7 @@ def pillow_view(data, view, font, compress_level):
             canvas.paste(tile, (pane["left"], pane["top"]))
     draw = ImageDraw.Draw(canvas)
     for pane in panes:
-        for mark in view["marks"]:
+        for mark in pane_marks(pane, view["marks"]):
             colour = view["hex"][mark["colour"]]
             if mark["kind"] == "point":
                 cx, cy = view_x(pane, mark["x"]), view_y(pane, mark["y"])
@@ -84,7 +98,7 @@ def matplotlib_view(data, view, compress_level):
         axes.set_xlim(r["x0"], r["x1"])
         axes.set_ylim(r["y1"], r["y0"])
         axes.axis("off")
-        for mark in view["marks"]:
+        for mark in pane_marks(pane, view["marks"]):
             colour = view["hex"][mark["colour"]]
             if mark["kind"] == "point":
                 patch = Ellipse((mark["x"], mark["y"]), 2 * mark["r"], 2 * mark["r"], fill=False, edgecolor=colour, linewidth=2)
