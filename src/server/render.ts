@@ -3,7 +3,8 @@
  * size and composited by sharp over the picture. The only module that touches pixels.
  *
  * Full views resize the picture directly, so JPEG shrink-on-load decodes at the smallest size that
- * still covers the view; close-ups extract their region, then resize.
+ * still covers the view; close-ups extract their region, then resize. Labels reach resvg as cached
+ * glyph outlines (./glyphs), and the output is RGB: one composite pass and one PNG encode per view.
  */
 import { join } from 'node:path';
 
