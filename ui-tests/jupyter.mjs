@@ -54,7 +54,16 @@ export async function startJupyter({ fresh = false } = {}) {
   await waitFor(answers, 'JupyterLab to answer');
 }
 
-/** Stop JupyterLab (and the figure server it started). */
+function groupAlive(pid) {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stop JupyterLab and everything it started (kernels, the figure server); never throws. */
 export async function stopJupyter() {
   if (!existsSync(PID_FILE)) return;
   const pid = Number(readFileSync(PID_FILE, 'utf8'));
@@ -64,25 +73,25 @@ export async function stopJupyter() {
   } catch {
     return;
   }
-  await waitFor(async () => !(await answers()), 'JupyterLab to stop', 30000);
-  await waitFor(
-    async () => {
-      try {
-        process.kill(-pid, 0);
-        return false;
-      } catch {
-        return true;
+  const stopped = await waitFor(
+    async () => !groupAlive(pid) || !(await answers()),
+    'JupyterLab to stop',
+    20000
+  )
+    .then(() => true)
+    .catch(() => false);
+  if (!stopped || groupAlive(pid)) {
+    // Whatever is left (a kernel, the figure server) goes too, so the next start finds a free port.
+    await waitFor(async () => !groupAlive(pid), 'the Jupyter process group to exit', 5000).catch(
+      () => {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
       }
-    },
-    'the Jupyter process group to exit',
-    30000
-  ).catch(() => {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  });
+    );
+  }
 }
 
 /** Stop and start again on the same root, as a user restarting JupyterLab. */

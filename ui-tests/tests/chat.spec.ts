@@ -6,7 +6,15 @@
 import { expect, test } from '@jupyterlab/galata';
 
 import { restartJupyter } from '../jupyter.mjs';
-import { ask, chat, openChat, SETTINGS, storedTranscript } from './helpers';
+import {
+  ask,
+  chat,
+  openChat,
+  openNotebook,
+  reloadLab,
+  SETTINGS,
+  storedTranscript
+} from './helpers';
 
 test.use({ mockSettings: SETTINGS, autoGoto: true });
 
@@ -39,8 +47,7 @@ test.describe('across a restart', () => {
 
     await page.notebook.close();
     await restartJupyter();
-    await page.reload();
-    await page.waitForSelector('#jp-main-dock-panel');
+    await reloadLab(page);
     await page.notebook.openByPath(`${tmpPath}/${name}`);
     await openChat(page);
     const replayed = chat(page).locator('.jp-FigureChat-toolCard[data-tool="notebook_read"]');
@@ -52,6 +59,31 @@ test.describe('across a restart', () => {
       'I read the notebook: it has cells.'
     );
   });
+});
+
+test('a reload in the middle of an answer keeps the partial answer, marked interrupted', async ({
+  page,
+  tmpPath
+}) => {
+  await page.notebook.createNew('reload.ipynb');
+  await openChat(page);
+  const view = chat(page);
+  await view.locator('.jp-FigureChat-input').fill('[script:slow] keep talking');
+  await view.locator('.jp-FigureChat-input').press('Enter');
+  await expect(view.locator('.jp-FigureChat-message-mod-assistant').last()).toContainText('word5');
+  // What autosave would do mid-stream: save while the answer is still streaming.
+  await page.evaluate(() => window.jupyterapp.commands.execute('docmanager:save'));
+  const saved = await storedTranscript(page, `${tmpPath}/reload.ipynb`);
+  const partial = saved.messages.filter(m => m.role === 'assistant').pop();
+  expect(String(partial?.content)).toContain('word');
+
+  await reloadLab(page);
+  await openNotebook(page, `${tmpPath}/reload.ipynb`);
+  await openChat(page);
+  const replayed = chat(page).locator('.jp-FigureChat-message-mod-assistant').last();
+  await expect(replayed).toHaveAttribute('data-status', 'interrupted');
+  await expect(replayed).toContainText('word');
+  await expect(replayed.locator('.jp-FigureChat-interrupted')).toHaveText('Interrupted');
 });
 
 test('two notebooks keep separate conversations', async ({ page }) => {

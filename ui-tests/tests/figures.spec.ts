@@ -13,6 +13,7 @@ import {
   MODEL_URL,
   openChat,
   openNotebook,
+  reloadLab,
   SETTINGS,
   storedTranscript
 } from './helpers';
@@ -85,8 +86,7 @@ test('a figure shows inline, loads nothing, and replays identically after a rest
   });
   await expect(page.locator('#jp-main-dock-panel .jp-NotebookPanel')).toHaveCount(0);
   await restartJupyter();
-  await page.reload();
-  await page.waitForSelector('#jp-main-dock-panel');
+  await reloadLab(page);
   await openNotebook(page, `${tmpPath}/figures.ipynb`);
   await openChat(page);
   await expect(chat(page).locator('.jp-FigureChat-figure')).toHaveCount(1);

@@ -95,3 +95,30 @@ export async function createNotebookFile(
   });
   expect(response.ok()).toBeTruthy();
 }
+
+/**
+ * Reload JupyterLab as a person pressing F5 would, accepting the "leave page?" prompt a dirty
+ * notebook raises, and wait until Figure Chat's commands exist again. (Galata's own reload waits
+ * for a Launcher tab, which a restored layout need not have.)
+ */
+export async function reloadLab(page: IJupyterLabPageFixture): Promise<void> {
+  const accept = (dialog: { type(): string; accept(): Promise<void> }): void => {
+    if (dialog.type() === 'beforeunload') {
+      void dialog.accept();
+    }
+  };
+  page.on('dialog', accept);
+  try {
+    const loaded = page.waitForEvent('load', { timeout: 60000 });
+    await page.evaluate(() => window.location.reload()).catch(() => undefined);
+    await loaded;
+    await page.waitForFunction(
+      () => window.jupyterapp?.commands.hasCommand('figure-chat:open') === true,
+      undefined,
+      { timeout: 60000 }
+    );
+    await page.locator('#jupyterlab-splash').waitFor({ state: 'detached' });
+  } finally {
+    page.off('dialog', accept);
+  }
+}

@@ -16,6 +16,7 @@ import {
   createNotebookFile,
   openChat,
   openNotebook,
+  reloadLab,
   SETTINGS,
   storedTranscript
 } from './helpers';
@@ -70,8 +71,7 @@ test('marks, a close-up and a sheet over a cell plot replay identically after a 
   expect(JSON.stringify(stored)).not.toContain('iVBOR');
 
   await restartJupyter();
-  await page.reload();
-  await page.waitForSelector('#jp-main-dock-panel');
+  await reloadLab(page);
   await openNotebook(page, path);
   await openChat(page);
   await expect(chat(page).locator('.jp-FigureChat-visionView')).toHaveCount(3);
@@ -94,8 +94,7 @@ test('a deleted picture replays as a notice with the text record', async ({ page
 
   await saveAndCloseAll(page);
   expect((await page.request.delete(`/api/contents/${picture}`)).ok()).toBeTruthy();
-  await page.reload();
-  await page.waitForSelector('#jp-main-dock-panel');
+  await reloadLab(page);
   await openNotebook(page, path);
   await openChat(page);
   const problem = chat(page).locator('.jp-FigureChat-vision-problem');
