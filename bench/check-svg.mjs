@@ -7,40 +7,19 @@
  * The TypeScript sources are bundled on the fly with esbuild (native packages stay external and
  * resolve from this checkout's node_modules).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-import * as esbuild from 'esbuild';
+import { loadSources } from './load-sources.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
-async function load() {
-  const result = await esbuild.build({
-    stdin: {
-      contents: [
-        "export { checkSvg } from './src/server/svg';",
-        "export { resvgOptions } from './src/server/svg-fonts';",
-        "export { checkSvgPolicy, utf8Length } from './src/tools/svg';",
-        "export { scatterFigure } from './src/__tests__/fixtures/svg/valid';"
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts'
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    external: ['@resvg/resvg-js', 'sharp', 'saxes', 'zod', 'dejavu-fonts-ttf'],
-    write: false,
-    logLevel: 'error'
-  });
-  // Inside node_modules so the bundle's external requires resolve from this checkout.
-  const file = join(root, 'node_modules', '.cache', 'figure-chat-bench', 'check-svg.cjs');
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, result.outputFiles[0].text);
-  return require(file);
+function load() {
+  return loadSources('check-svg', [
+    "export { checkSvg } from './src/server/svg';",
+    "export { resvgOptions } from './src/server/svg-fonts';",
+    "export { checkSvgPolicy, utf8Length } from './src/tools/svg';",
+    "export { scatterFigure } from './src/__tests__/fixtures/svg/valid';"
+  ]);
 }
 
 function median(values) {

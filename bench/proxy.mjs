@@ -13,35 +13,18 @@
  *
  * `src/server/app.ts` is bundled on the fly with esbuild (native packages stay external).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
-import * as esbuild from 'esbuild';
+import { loadSources } from './load-sources.mjs';
 
 const N = 2000;
 const RUNS = 9;
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
 
-async function load() {
-  const result = await esbuild.build({
-    entryPoints: [join(root, 'src/server/app.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    external: ['sharp', '@resvg/resvg-js'],
-    write: false,
-    logLevel: 'error'
-  });
-  // Inside node_modules so the bundle's external requires resolve from this checkout.
-  const file = join(root, 'node_modules', '.cache', 'figure-chat-bench', 'proxy-app.cjs');
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, result.outputFiles[0].text);
-  return require(file);
+function load() {
+  return loadSources('proxy-app', ["export * from './src/server/app';"]);
 }
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;

@@ -8,39 +8,18 @@
  * are timed alongside. The browser part (rendering the figures) is measured by the UI tests.
  * Run: `node bench/restore.mjs`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-import * as esbuild from 'esbuild';
+import { loadSources } from './load-sources.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
 
-async function load() {
-  const result = await esbuild.build({
-    stdin: {
-      contents: [
-        "export { loadTranscript } from './src/tools/transcript';",
-        "export { buildChatItems } from './src/chat/cards';",
-        "export { buildContext } from './src/chat/context';",
-        "export { checkSvgPolicy } from './src/tools/svg';",
-        "export { foldVisionRecords } from './src/tools/vision';"
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts'
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    write: false,
-    logLevel: 'error'
-  });
-  const file = join(root, 'node_modules', '.cache', 'figure-chat-bench', 'restore.cjs');
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, result.outputFiles[0].text);
-  return require(file);
+function load() {
+  return loadSources('restore', [
+    "export { loadTranscript } from './src/tools/transcript';",
+    "export { buildChatItems } from './src/chat/cards';",
+    "export { buildContext } from './src/chat/context';",
+    "export { checkSvgPolicy } from './src/tools/svg';",
+    "export { foldVisionRecords } from './src/tools/vision';"
+  ]);
 }
 
 /** A bar chart like a model draws: axes, grid, bars, labels, a legend; about 4 KB. */
