@@ -11,7 +11,6 @@
 
 import { loadSources } from './load-sources.mjs';
 
-
 function load() {
   return loadSources('restore', [
     "export { loadTranscript } from './src/tools/transcript';",
