@@ -53,6 +53,23 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (error instanceof Error && error.name === 'AbortError');
 }
 
+/**
+ * Add an empty assistant message, marked interrupted until its reply completes, so that a save
+ * in the middle of it keeps what arrived, marked as cut off.
+ */
+function appendAssistant(conversation: Conversation, extra: { error?: string } = {}): string {
+  const id = newMessageId('a');
+  conversation.append({
+    id,
+    role: 'assistant',
+    content: '',
+    status: 'interrupted',
+    created: now(),
+    ...extra
+  });
+  return id;
+}
+
 /** Stream one model reply into a new assistant message. */
 async function streamReply(
   conversation: Conversation,
@@ -60,14 +77,7 @@ async function streamReply(
   images: ReadonlyArray<ToolImage>,
   signal: AbortSignal
 ): Promise<{ id: string; calls: StoredToolCall[]; error?: string; aborted: boolean }> {
-  const id = newMessageId('a');
-  conversation.append({
-    id,
-    role: 'assistant',
-    content: '',
-    status: 'interrupted',
-    created: now()
-  });
+  const id = appendAssistant(conversation);
   conversation.setLive({ streamingId: id });
   const sendImages =
     images.length > 0 && deps.settings.acceptsImages !== 'no' && !deps.imagesRefused;
@@ -235,13 +245,7 @@ export async function runTurn(
         if (signal.aborted) {
           return;
         }
-        const id = newMessageId('a');
-        conversation.append({
-          id,
-          role: 'assistant',
-          content: '',
-          status: 'interrupted',
-          created: now(),
+        appendAssistant(conversation, {
           error: `Stopped after ${deps.settings.maxToolRounds} tool rounds without a final answer. Ask the model to continue, or raise "Max tool rounds" in Settings → Figure Chat.`
         });
         return;
