@@ -27,7 +27,8 @@ async function waitFor(check, what, timeoutMs = 60000) {
 
 async function answers() {
   try {
-    const response = await fetch(`${BASE_URL}/api`);
+    // A server that is shutting down may accept a connection and never answer: bound each try.
+    const response = await fetch(`${BASE_URL}/api`, { signal: AbortSignal.timeout(2000) });
     return response.ok;
   } catch {
     return false;

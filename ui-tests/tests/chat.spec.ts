@@ -48,7 +48,7 @@ test.describe('across a restart', () => {
     await page.notebook.close();
     await restartJupyter();
     await reloadLab(page);
-    await page.notebook.openByPath(`${tmpPath}/${name}`);
+    await openNotebook(page, `${tmpPath}/${name}`);
     await openChat(page);
     const replayed = chat(page).locator('.jp-FigureChat-toolCard[data-tool="notebook_read"]');
     await expect(replayed).toHaveAttribute('data-state', 'completed');
@@ -86,7 +86,7 @@ test('a reload in the middle of an answer keeps the partial answer, marked inter
   await expect(replayed.locator('.jp-FigureChat-interrupted')).toHaveText('Interrupted');
 });
 
-test('two notebooks keep separate conversations', async ({ page }) => {
+test('two notebooks keep separate conversations', async ({ page, tmpPath }) => {
   await page.notebook.createNew('one.ipynb');
   await openChat(page);
   await ask(page, '[script:hello] first notebook question');
@@ -100,7 +100,7 @@ test('two notebooks keep separate conversations', async ({ page }) => {
   await ask(page, '[script:hello] second notebook question');
   await expect(chat(page).locator('.jp-FigureChat-message-mod-user')).toHaveCount(1);
 
-  await page.notebook.activate('one.ipynb');
+  await openNotebook(page, `${tmpPath}/one.ipynb`);
   await expect(chat(page).locator('.jp-FigureChat-message-mod-user')).toHaveText([
     '[script:hello] first notebook question'
   ]);
