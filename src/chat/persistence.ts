@@ -5,6 +5,7 @@
  * else in the notebook is touched.
  */
 import type { INotebookModel } from '@jupyterlab/notebook';
+import { JSONExt, type ReadonlyPartialJSONValue } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 
 import { METADATA_KEY } from '../tools/transcript';
@@ -12,6 +13,17 @@ import type { Conversation } from './conversation';
 
 /** How often, at most, a streaming conversation is written into the notebook model. */
 export const WRITE_INTERVAL_MS = 250;
+
+/**
+ * Whether two metadata values are the same JSON. Key order does not count: the shared notebook
+ * model need not keep it, and a reordered value must not make the notebook dirty.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === undefined || b === undefined) {
+    return a === b;
+  }
+  return JSONExt.deepEqual(a as ReadonlyPartialJSONValue, b as ReadonlyPartialJSONValue);
+}
 
 /** The binding of a conversation to a notebook model. */
 export class NotebookTranscriptStore implements IDisposable {
@@ -49,7 +61,7 @@ export class NotebookTranscriptStore implements IDisposable {
     }
     const value = this._conversation.toStored();
     const empty = (value.messages as unknown[]).length === 0 && this._lastWritten === undefined;
-    if (empty || JSON.stringify(value) === JSON.stringify(this._lastWritten)) {
+    if (empty || sameJson(value, this._lastWritten)) {
       return;
     }
     this._writing = true;
@@ -87,7 +99,7 @@ export class NotebookTranscriptStore implements IDisposable {
     if (live.streamingId || live.runningCallIds?.size) {
       return; // the live turn wins; it writes again shortly
     }
-    if (JSON.stringify(change.newValue) !== JSON.stringify(this._lastWritten)) {
+    if (!sameJson(change.newValue, this._lastWritten)) {
       this._lastWritten = change.newValue;
       this._conversation.load(change.newValue);
     }
