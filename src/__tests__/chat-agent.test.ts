@@ -312,6 +312,32 @@ describe('runTurn', () => {
     expect(conversation.live).toEqual({});
   });
 
+  it('keeps a tool call that arrived whole before Stop, as an interrupted card, and runs nothing', async () => {
+    const reached = deferred<void>();
+    const { conversation, model, deps } = setup([
+      async function* (_request, signal): AsyncGenerator<string> {
+        yield* rechunk([textChunk('Reading. ')]);
+        yield toolCallChunk(0, { id: 'whole', name: 'echo', arguments: '{"text": "hi"}' });
+        reached.resolve();
+        await untilAborted(signal);
+      }
+    ]);
+    const abort = new AbortController();
+    const turn = runTurn(conversation, deps, 'Go', [], abort.signal);
+    await reached.promise;
+    abort.abort();
+    await turn;
+    const reply = lastAssistant(conversation);
+    expect(reply).toMatchObject({
+      status: 'interrupted',
+      tool_calls: [{ id: 'whole', name: 'echo', arguments: { text: 'hi' } }]
+    });
+    expect(toolMessages(conversation)).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+    const cards = buildChatItems(conversation.entries).filter(item => item.kind === 'tool');
+    expect(cards.map(card => (card.kind === 'tool' ? card.state : ''))).toEqual(['interrupted']);
+  });
+
   it('records the calls that Stop cut off as interrupted, in call order, and starts no more', async () => {
     const { conversation, model, deps, counter, holdStarted } = setup([
       toolCalls([

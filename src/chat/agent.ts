@@ -140,14 +140,15 @@ async function streamReply(
         'The model server ended the answer before it finished (no end-of-stream marker). Try again; if it repeats, check the model server.';
     }
   }
-  const calls = aborted || error ? [] : result.calls;
+  // A reply cut off keeps the calls that arrived whole (shown as interrupted cards), but none runs.
+  const cut = aborted || error !== undefined;
   conversation.update(id, {
     content: result.content,
-    status: aborted || error ? 'interrupted' : 'completed',
-    ...(calls.length ? { tool_calls: calls } : {}),
+    status: cut ? 'interrupted' : 'completed',
+    ...(result.calls.length ? { tool_calls: result.calls } : {}),
     ...(error ? { error } : {})
   });
-  return { id, calls, error, aborted };
+  return { id, calls: cut ? [] : result.calls, error, aborted };
 }
 
 /** Run the tools of one reply; tool messages are written in call order as results arrive. */

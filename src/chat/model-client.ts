@@ -81,10 +81,12 @@ export function figureServerTransport(
     }
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
+    let finished = false;
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) {
+          finished = true;
           break;
         }
         yield decoder.decode(value, { stream: true });
@@ -94,6 +96,11 @@ export function figureServerTransport(
         yield rest;
       }
     } finally {
+      if (!finished) {
+        // The turn stopped reading early (a runaway or malformed answer): cancel the request so
+        // the model server stops generating too.
+        await reader.cancel().catch(() => undefined);
+      }
       reader.releaseLock();
     }
   };
