@@ -7,34 +7,17 @@
  *   node bench/vision-glyphs.mjs
  */
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+import { loadSources, repo } from './load-sources.mjs';
+
 const requireFromRepo = createRequire(join(repo, 'package.json'));
-const { build } = requireFromRepo('esbuild');
 const { Resvg } = requireFromRepo('@resvg/resvg-js');
 
-const result = await build({
-  stdin: {
-    contents: "export * from './src/server/glyphs'; export * from './src/tools/vision';",
-    resolveDir: repo,
-    loader: 'ts'
-  },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  write: false,
-  external: ['@resvg/resvg-js', 'zod']
-});
-const module = { exports: {} };
-new Function('require', 'module', 'exports', result.outputFiles[0].text)(
-  requireFromRepo,
-  module,
-  module.exports
-);
-const fc = module.exports;
+const fc = await loadSources('vision-glyphs', [
+  "export * from './src/server/glyphs';",
+  "export * from './src/tools/vision';"
+]);
 
 const options = {
   font: {

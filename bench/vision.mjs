@@ -13,55 +13,26 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { build } from 'esbuild';
+import { loadSources, repo } from './load-sources.mjs';
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const requireFromRepo = createRequire(join(repo, 'package.json'));
 const quick = process.argv.includes('--quick');
 const ITERATIONS = { ours: quick ? 5 : 25, pillow: quick ? 3 : 12, matplotlib: quick ? 2 : 5 };
 const CONCURRENT_RENDERS = 20;
 const W = 4000;
 const H = 3000;
 
-/** Bundle the TypeScript on the fly and load it with the repo's node_modules for the externals. */
+/** The render and vision modules, bundled from the TypeScript, and sharp from this checkout. */
 async function loadFigureChat() {
-  const result = await build({
-    stdin: {
-      contents: [
-        "export * from './src/server/render';",
-        "export * from './src/server/pictures';",
-        "export * from './src/tools/vision';"
-      ].join('\n'),
-      resolveDir: repo,
-      loader: 'ts'
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    write: false,
-    external: ['sharp', '@resvg/resvg-js', 'zod', 'dejavu-fonts-ttf']
-  });
-  const requireFromRepo = createRequire(join(repo, 'package.json'));
-  const module = { exports: {} };
-  // A CommonJS wrapper: the bundle looks for its fonts beside `__dirname`, as the built server does.
-  new Function(
-    'require',
-    'module',
-    'exports',
-    '__filename',
-    '__dirname',
-    result.outputFiles[0].text
-  )(
-    requireFromRepo,
-    module,
-    module.exports,
-    join(repo, 'src/server/bench-bundle.js'),
-    join(repo, 'src/server')
-  );
-  return { fc: module.exports, sharp: requireFromRepo('sharp') };
+  const fc = await loadSources('vision', [
+    "export * from './src/server/render';",
+    "export * from './src/server/pictures';",
+    "export * from './src/tools/vision';"
+  ]);
+  return { fc, sharp: requireFromRepo('sharp') };
 }
 
 /** A 4000×3000 picture with structure at every scale (gradients and a fine grid), as JPEG. */
@@ -108,7 +79,7 @@ async function median(iterations, run) {
 }
 
 function pythonInterpreter() {
-  const candidates = [join('/work/main', '.venv/bin/python'), join(repo, '.venv/bin/python')];
+  const candidates = [join(repo, '.venv/bin/python')];
   return candidates.find(existsSync) ?? process.env.FIGURE_CHAT_BENCH_PYTHON ?? 'python3';
 }
 
