@@ -4,7 +4,7 @@
  * travel for the round that produced them, and the oldest turns drop out first.
  */
 import type { ToolImage } from '../tools/registry';
-import type { StoredMessage, UnreadableEntry } from '../tools/transcript';
+import { isReadable, type StoredMessage, type UnreadableEntry } from '../tools/transcript';
 
 /** An OpenAI Chat Completions message. */
 export type ModelMessage =
@@ -130,7 +130,7 @@ export function buildContext(
   entries: ReadonlyArray<StoredMessage | UnreadableEntry>,
   options: ContextOptions
 ): ModelMessage[] {
-  const readable = entries.filter((entry): entry is StoredMessage => entry.role !== 'unreadable');
+  const readable = entries.filter(isReadable);
   const turns = turnsOf(readable);
   const system: ModelMessage = { role: 'system', content: options.systemPrompt };
   const latest = turns.length ? toModel(turns[turns.length - 1], true, options) : [];

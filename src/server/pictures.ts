@@ -13,7 +13,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import sharp from 'sharp';
 import { z } from 'zod';
 
-import { parsePictureAddress, type VisionError } from '../tools/vision';
+import { parsePictureAddress, type PictureInfo, type VisionError } from '../tools/vision';
 import { HttpError, type JsonRoute, type RouteContext } from './http';
 
 sharp.block({ operation: ['VipsForeignLoadSvg'] });
@@ -34,15 +34,6 @@ export const PICTURE_CACHE_BYTES = 256 * 1024 * 1024;
 export interface Picture {
   readonly address: string;
   readonly bytes: Buffer;
-  readonly sha256: string;
-  readonly width: number;
-  readonly height: number;
-  readonly format: string;
-}
-
-/** The fingerprint a vision result stores instead of pixels. */
-export interface PictureInfo {
-  readonly address: string;
   readonly sha256: string;
   readonly width: number;
   readonly height: number;

@@ -21,19 +21,13 @@ import {
   viewGeometry,
   VisionError,
   type Pane,
+  type RenderAnswer,
   type ViewGeometry,
   type VisionRecord
 } from '../tools/vision';
 import { GlyphCache } from './glyphs';
 import { HttpError, type JsonRoute } from './http';
-import {
-  badBody,
-  LIMIT_INPUT_PIXELS,
-  loadPicture,
-  pictureInfo,
-  type Picture,
-  type PictureInfo
-} from './pictures';
+import { badBody, LIMIT_INPUT_PIXELS, loadPicture, pictureInfo, type Picture } from './pictures';
 import { fontDirectory } from './svg-fonts';
 
 /** Renders running at once; more wait their turn, so memory stays bounded under load. */
@@ -293,12 +287,6 @@ const RenderBody = z
   .refine(body => (body.view === undefined) !== (body.views === undefined), {
     message: 'give exactly one of "view" or "views"'
   });
-
-/** What the `render` route answers. */
-export interface RenderAnswer {
-  readonly views: Array<{ png: string; width: number; height: number; caption: string }>;
-  readonly picture: PictureInfo;
-}
 
 /**
  * `POST render { address, data?, expectSha256?, view | views, record }` →

@@ -6,14 +6,14 @@
  */
 import type { ToolCard } from '../chat/cards';
 import { pictureRequest } from '../chat/tools/pictures';
-import type { RenderAnswer } from '../chat/tools/vision';
-import type { StoredMessage } from '../tools/transcript';
+import { isReadable, type StoredMessage } from '../tools/transcript';
 import {
   describeMark,
   planVisionCall,
   recordFor,
   walkVisionCalls,
   isVisionTool,
+  type RenderAnswer,
   type VisionPlan
 } from '../tools/vision';
 import { renderToolCard, type CardRenderContext, type CardRenderer } from './card-renderers';
@@ -51,7 +51,7 @@ async function replayViews(card: ToolCard, context: CardRenderContext): Promise<
   if (!picture) {
     return;
   }
-  const messages = conversation.entries.filter((e): e is StoredMessage => e.role !== 'unreadable');
+  const messages = conversation.entries.filter(isReadable);
   try {
     const plan = replayPlan(messages, card.call.id);
     if (!plan || !plan.views.length) {

@@ -3,14 +3,16 @@
  * `vision_show`, `vision_list`. Each call folds the transcript for the record of its picture,
  * plans the call with the pure core, and has the figure server render the views.
  */
-import type { ToolDefinition, ToolImage, ToolOutput } from '../../tools/registry';
-import type { StoredMessage } from '../../tools/transcript';
+import type { ToolDefinition, ToolOutput } from '../../tools/registry';
+import { isReadable, type StoredMessage } from '../../tools/transcript';
 import {
   VISION_DESCRIPTIONS,
   VISION_SCHEMAS,
   VisionFold,
   planVisionCall,
   recordFor,
+  type PictureInfo,
+  type RenderAnswer,
   type ViewSpec,
   type VisionRecord,
   type VisionToolName
@@ -18,27 +20,7 @@ import {
 import { chatHost, type ChatToolHost } from './host';
 import { pictureRequest, type PictureRequest } from './pictures';
 
-/** What `picture-info` answers. */
-export interface PictureInfoAnswer {
-  address: string;
-  sha256: string;
-  width: number;
-  height: number;
-  format: string;
-}
-
-/** What `render` answers. */
-export interface RenderAnswer {
-  views: ToolImage[];
-  picture: PictureInfoAnswer;
-}
-
 const folds = new WeakMap<object, VisionFold>();
-
-/** The transcript's readable messages. */
-export function readableMessages(host: ChatToolHost): StoredMessage[] {
-  return host.conversation.entries.filter((e): e is StoredMessage => e.role !== 'unreadable');
-}
 
 /**
  * Records changed by calls of the running batch. Results are written in call order, so a mutating
@@ -87,7 +69,7 @@ function visionTool(name: VisionToolName): ToolDefinition {
         fold = new VisionFold();
         folds.set(host.conversation, fold);
       }
-      const messages = readableMessages(host);
+      const messages = host.conversation.entries.filter(isReadable);
       const state = fold.read('live', messages);
       const address = typeof args.image === 'string' ? args.image : state.current;
       if (!address) {
@@ -97,7 +79,7 @@ function visionTool(name: VisionToolName): ToolDefinition {
         };
       }
       const picture = pictureRequest(host.notebook(), address);
-      const info = await host.request<PictureInfoAnswer>('picture-info', picture, context.signal);
+      const info = await host.request<PictureInfo>('picture-info', picture, context.signal);
       const records = recordsOfBatch(host, messages);
       const before = records.get(address) ?? recordFor(state, address);
       const plan = planVisionCall(name, args, before, info);

@@ -8,3 +8,4 @@ export * from './draw';
 export * from './core';
 export * from './fold';
 export * from './validate';
+export * from './wire';
