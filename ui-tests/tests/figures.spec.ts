@@ -14,6 +14,7 @@ import {
   openChat,
   openNotebook,
   reloadLab,
+  saveAndCloseAll,
   SETTINGS,
   storedTranscript
 } from './helpers';
@@ -80,11 +81,7 @@ test('a figure shows inline, loads nothing, and replays identically after a rest
   await expect(chat(page).locator('.jp-FigureChat-figure')).toHaveCount(1);
   expect(await figureSources(page)).toEqual([source]);
 
-  await page.evaluate(async () => {
-    await window.jupyterapp.commands.execute('docmanager:save-all');
-    await window.jupyterapp.commands.execute('application:close-all');
-  });
-  await expect(page.locator('#jp-main-dock-panel .jp-NotebookPanel')).toHaveCount(0);
+  await saveAndCloseAll(page);
   await restartJupyter();
   await reloadLab(page);
   await openNotebook(page, `${tmpPath}/figures.ipynb`);

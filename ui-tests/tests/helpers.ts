@@ -122,3 +122,12 @@ export async function reloadLab(page: IJupyterLabPageFixture): Promise<void> {
     page.off('dialog', accept);
   }
 }
+
+/** Save every document and close them all, as before quitting JupyterLab. */
+export async function saveAndCloseAll(page: IJupyterLabPageFixture): Promise<void> {
+  await page.evaluate(async () => {
+    await window.jupyterapp.commands.execute('docmanager:save-all');
+    await window.jupyterapp.commands.execute('application:close-all');
+  });
+  await expect(page.locator('#jp-main-dock-panel .jp-NotebookPanel')).toHaveCount(0);
+}

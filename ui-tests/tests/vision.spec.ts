@@ -17,6 +17,7 @@ import {
   openChat,
   openNotebook,
   reloadLab,
+  saveAndCloseAll,
   SETTINGS,
   storedTranscript
 } from './helpers';
@@ -27,14 +28,6 @@ async function viewSources(page: IJupyterLabPageFixture): Promise<string[]> {
   return chat(page)
     .locator('.jp-FigureChat-visionView img')
     .evaluateAll(images => images.map(image => (image as HTMLImageElement).src));
-}
-
-async function saveAndCloseAll(page: IJupyterLabPageFixture): Promise<void> {
-  await page.evaluate(async () => {
-    await window.jupyterapp.commands.execute('docmanager:save-all');
-    await window.jupyterapp.commands.execute('application:close-all');
-  });
-  await expect(page.locator('#jp-main-dock-panel .jp-NotebookPanel')).toHaveCount(0);
 }
 
 test('marks, a close-up and a sheet over a cell plot replay identically after a restart', async ({
