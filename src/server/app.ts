@@ -5,7 +5,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { HttpError, readJson, sendError, sendJson, sendResult, type RouteContext } from './http';
-import { modelRoute } from './model-proxy';
 import { jsonRoutes, rawRoutes } from './routes';
 import { FIGURE_CHAT_VERSION } from './version';
 
@@ -64,10 +63,6 @@ async function handle(
   const name = routeName(req.url);
   if (name === 'version' || name === '') {
     sendJson(res, 200, { name: 'figure-chat', version: FIGURE_CHAT_VERSION });
-    return;
-  }
-  if (name === 'model') {
-    await modelRoute(req, res, ctx);
     return;
   }
   const raw = rawRoutes[name];

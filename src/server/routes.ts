@@ -3,17 +3,19 @@
  * Each feature adds its routes here (one line each) and keeps its logic in its own module.
  */
 import type { JsonRoute, RawRoute } from './http';
+import { modelRoute } from './model-proxy';
 import { pictureInfoRoute } from './pictures';
 import { renderRoute } from './render';
 import { checkSvgRoute } from './svg';
 
-/** JSON routes, all `POST` (but `version`, which is `GET`). */
+/** JSON routes, all `POST` (`version`, a `GET`, is answered by the server itself). */
 export const jsonRoutes: Record<string, JsonRoute> = {
-  // feature routes are added below
   'check-svg': checkSvgRoute,
   'picture-info': pictureInfoRoute,
   render: renderRoute
 };
 
 /** Routes that stream or otherwise handle the response themselves. */
-export const rawRoutes: Record<string, RawRoute> = {};
+export const rawRoutes: Record<string, RawRoute> = {
+  model: modelRoute
+};
