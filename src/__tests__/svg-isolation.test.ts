@@ -35,7 +35,14 @@ class FifoTrap {
     // A separate process, so a synchronous native read on our main thread cannot deadlock it.
     this.writer = spawn(
       'sh',
-      ['-c', 'i=0; while :; do printf "$i;" > "$1" || exit 0; i=$((i+1)); done', 'sh', this.path],
+      [
+        '-c',
+        // A reader that closes before the write must not kill the writer (SIGPIPE), or the next
+        // reader would wait for a writer forever; the loop ends when the FIFO is gone.
+        'trap "" PIPE; i=0; while [ -p "$1" ]; do printf "$i;" 2>/dev/null > "$1"; i=$((i+1)); done',
+        'sh',
+        this.path
+      ],
       { stdio: 'ignore' }
     );
   }
