@@ -12,7 +12,7 @@ export const RUNTIME = join(here, '.jupyter-runtime');
 export const ROOT = join(RUNTIME, 'root');
 const PID_FILE = join(RUNTIME, 'jupyter.pid');
 const LOG_FILE = join(RUNTIME, 'jupyter.log');
-export const PORT = 8888;
+export const PORT = Number(process.env.FIGURE_CHAT_TEST_PORT ?? 8888);
 export const BASE_URL = `http://127.0.0.1:${PORT}`;
 const JUPYTER = join(here, '..', '.venv', 'bin', 'jupyter');
 

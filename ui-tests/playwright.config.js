@@ -4,6 +4,11 @@
  */
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
+// Ports can be moved (FIGURE_CHAT_TEST_PORT, FIGURE_CHAT_MODEL_PORT) so two checkouts can run the
+// suite at once.
+const jupyterPort = process.env.FIGURE_CHAT_TEST_PORT ?? '8888';
+const modelPort = process.env.FIGURE_CHAT_MODEL_PORT ?? '8765';
+
 module.exports = {
   ...baseConfig,
   testDir: './tests',
@@ -18,7 +23,7 @@ module.exports = {
   globalTeardown: require.resolve('./global-teardown.mjs'),
   use: {
     ...baseConfig.use,
-    baseURL: 'http://127.0.0.1:8888',
+    baseURL: `http://127.0.0.1:${jupyterPort}`,
     headless: true,
     trace: 'retain-on-failure',
     video: 'off',
@@ -36,8 +41,8 @@ module.exports = {
   },
   webServer: [
     {
-      command: 'node model/server.mjs 8765',
-      url: 'http://127.0.0.1:8765/requests',
+      command: `node model/server.mjs ${modelPort}`,
+      url: `http://127.0.0.1:${modelPort}/requests`,
       reuseExistingServer: false,
       stdout: 'ignore'
     }

@@ -9,6 +9,7 @@ import { restartJupyter } from '../jupyter.mjs';
 import {
   ask,
   chat,
+  MODEL_URL,
   openChat,
   openNotebook,
   reloadLab,
@@ -121,10 +122,10 @@ test('a refused endpoint shows what to do, and Stop stops a running answer', asy
   await expect(error).toContainText('No model server answered');
   await expect(error).toContainText('Settings');
 
-  await page.evaluate(async () => {
+  await page.evaluate(async endpoint => {
     const registry = await window.galata.getPlugin('@jupyterlab/apputils-extension:settings');
-    await registry?.set('jupyterlab-figure-chat:plugin', 'endpoint', 'http://127.0.0.1:8765/v1');
-  });
+    await registry?.set('jupyterlab-figure-chat:plugin', 'endpoint', endpoint);
+  }, `${MODEL_URL}/v1`);
   const view = chat(page);
   await view.locator('.jp-FigureChat-input').fill('[script:slow] talk forever');
   await view.locator('.jp-FigureChat-input').press('Enter');

@@ -4,7 +4,7 @@
  */
 import { expect, galata, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-export const MODEL_URL = 'http://127.0.0.1:8765';
+export const MODEL_URL = `http://127.0.0.1:${process.env.FIGURE_CHAT_MODEL_PORT ?? '8765'}`;
 
 /** Galata's default settings plus Figure Chat talking to the scripted model server. */
 export const SETTINGS = {
