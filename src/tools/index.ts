@@ -9,3 +9,4 @@ export * from './export';
 export * from './svg';
 export * from './toolcalls';
 export * from './vision';
+export * from './bundle';
