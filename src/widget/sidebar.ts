@@ -82,6 +82,11 @@ export class FigureChatSidebar extends Panel {
       if (panel.isDisposed || this._current !== panel) {
         return;
       }
+      // Another call for the same notebook may have made its view while this one waited (the
+      // chat left the notebook and came back before it was ready): show that one, never a second.
+      view = this._views.get(panel);
+    }
+    if (!view) {
       const model = panel.context.model;
       const session = new ChatSession(model, this._options.services);
       view = new ChatView({ ...this._options, session });
