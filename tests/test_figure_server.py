@@ -576,3 +576,19 @@ async def test_key_without_endpoint_says_what_to_set(jp_fetch, figure_server, fa
     assert "Set FIGURE_CHAT_ENDPOINT" in error["message"]
     assert SECRET not in received.decode()
     assert model.requests == []
+
+
+@pytest.mark.figure_chat_env(FIGURE_CHAT_API_KEY=SECRET)
+@bounded(30)
+async def test_endpoint_from_jupyter_config_gets_the_key(
+    jp_fetch, jp_serverapp, figure_server, fake_model
+):
+    model = fake_model(STREAM_CHUNKS)
+    # c.FigureChat.endpoint, read when Jupyter starts the figure server (on the first request).
+    jp_serverapp.config.FigureChat.endpoint = model.endpoint
+    other = fake_model(STREAM_CHUNKS)
+    response, received = await stream_model(jp_fetch, other)
+    assert response.code == 200, received
+    assert other.requests == [], "the browser's endpoint on another origin got the key"
+    [call] = model.requests
+    assert call["headers"].get("Authorization") == f"Bearer {SECRET}"
