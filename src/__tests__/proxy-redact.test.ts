@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { KeyRedactor, REDACTED, StreamRedactor } from '../server/redact';
+import { KeyRedactor, MAX_HELD_LINE_CHARS, REDACTED, StreamRedactor } from '../server/redact';
 import { MAX_HTML_SUMMARY_CHARS } from '../server/upstream-error';
 
 import { isolateProxyEnv } from './helpers/env';
@@ -87,6 +87,22 @@ describe('KeyRedactor', () => {
         expect(out).toBe(body.replace(echo, redactor.redact(echo)));
         expect(out).toContain(REDACTED);
       }
+    }
+  });
+
+  it('a line longer than the hold limit goes out in parts, with a key at any boundary redacted', () => {
+    const jsonEscaped = echoes(KEY).jsonEscaped;
+    for (const offset of [7, 5000]) {
+      const before = 'a'.repeat(MAX_HELD_LINE_CHARS - offset);
+      const line = `${before}${jsonEscaped}${'b'.repeat(300_000)}${KEY}`;
+      const stream = new StreamRedactor(redactor);
+      const bytes = Buffer.from(line);
+      let out = '';
+      for (let at = 0; at < bytes.length; at += 4093) {
+        out += stream.push(bytes.subarray(at, at + 4093));
+      }
+      out += stream.end();
+      expect(out).toBe(`${before}${REDACTED}${'b'.repeat(300_000)}${REDACTED}`);
     }
   });
 });

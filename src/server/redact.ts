@@ -11,42 +11,77 @@
 /** What replaces the key. */
 export const REDACTED = '[API key]';
 
-/** A decoded, lower-cased view of a text, with each view character's span in the original. */
+/**
+ * A decoded view of a text with ASCII letters lower-cased (keys are ASCII; lower-casing only
+ * ASCII keeps one view character per decoded character), and each view character's span in the
+ * original. Without escapes the spans are the identity and are not stored.
+ */
 interface DecodedView {
   readonly text: string;
-  readonly start: number[];
-  readonly end: number[];
+  readonly start?: Int32Array;
+  readonly end?: Int32Array;
 }
 
-const HEX = /^[0-9a-f]+$/i;
+function lowerAscii(text: string): string {
+  return text.replace(/[A-Z]+/g, letters => letters.toLowerCase());
+}
+
+function startOf(view: DecodedView, i: number): number {
+  return view.start ? view.start[i] : i;
+}
+
+function endOf(view: DecodedView, i: number): number {
+  return view.end ? view.end[i] : i + 1;
+}
+
+function hexAt(text: string, from: number, length: number): number {
+  let value = 0;
+  for (let i = from; i < from + length; i++) {
+    const digit = parseInt(text[i] ?? '', 16);
+    if (Number.isNaN(digit)) {
+      return -1;
+    }
+    value = value * 16 + digit;
+  }
+  return value;
+}
 
 function decodedView(text: string): DecodedView {
-  let view = '';
-  const start: number[] = [];
-  const end: number[] = [];
+  // Most text has no escape that could hide a key (`\n` and `\"` cannot): take the fast path.
+  if (!/\\[ux/]|%[0-9a-f]{2}/i.test(text)) {
+    return { text: lowerAscii(text) };
+  }
+  const codes: number[] = [];
+  const start = new Int32Array(text.length);
+  const end = new Int32Array(text.length);
   let i = 0;
   while (i < text.length) {
-    let char = text[i];
+    let code = text.charCodeAt(i);
     let width = 1;
-    if (char === '\\' && text[i + 1] === 'u' && HEX.test(text.slice(i + 2, i + 6))) {
-      char = String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
+    const next = text[i + 1];
+    if (code === 0x5c && next === 'u' && hexAt(text, i + 2, 4) >= 0) {
+      code = hexAt(text, i + 2, 4);
       width = 6;
-    } else if (char === '\\' && text[i + 1] === 'x' && HEX.test(text.slice(i + 2, i + 4))) {
-      char = String.fromCharCode(parseInt(text.slice(i + 2, i + 4), 16));
+    } else if (code === 0x5c && next === 'x' && hexAt(text, i + 2, 2) >= 0) {
+      code = hexAt(text, i + 2, 2);
       width = 4;
-    } else if (char === '\\' && text[i + 1] === '/') {
-      char = '/';
+    } else if (code === 0x5c && next === '/') {
+      code = 0x2f;
       width = 2;
-    } else if (char === '%' && HEX.test(text.slice(i + 1, i + 3))) {
-      char = String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16));
+    } else if (code === 0x25 && hexAt(text, i + 1, 2) >= 0) {
+      code = hexAt(text, i + 1, 2);
       width = 3;
     }
-    view += char.toLowerCase();
-    start.push(i);
-    end.push(i + width);
+    start[codes.length] = i;
+    end[codes.length] = i + width;
+    codes.push(code >= 0x41 && code <= 0x5a ? code + 32 : code);
     i += width;
   }
-  return { text: view, start, end };
+  let view = '';
+  for (let at = 0; at < codes.length; at += 8192) {
+    view += String.fromCharCode(...codes.slice(at, at + 8192));
+  }
+  return { text: view, start: start.subarray(0, codes.length), end: end.subarray(0, codes.length) };
 }
 
 /** The base64 texts that always appear when `key` is base64-encoded at any byte offset. */
@@ -76,9 +111,9 @@ export class KeyRedactor {
   readonly longestEncoded: number;
 
   constructor(key: string) {
-    const forms = new Set([key.toLowerCase()]);
+    const forms = new Set([lowerAscii(key)]);
     for (const form of base64Forms(Buffer.from(key, 'utf8'))) {
-      forms.add(form.toLowerCase());
+      forms.add(lowerAscii(form));
     }
     this._forms = [...forms].filter(form => form.length > 0);
     this.longestEncoded = Math.max(...this._forms.map(form => form.length)) * 6;
@@ -98,13 +133,13 @@ export class KeyRedactor {
         if (at < 0) {
           break;
         }
-        found.push([view.start[at], view.end[at + form.length - 1]]);
+        found.push([startOf(view, at), endOf(view, at + form.length - 1)]);
         from = at + 1;
       }
       if (atEnd) {
         for (let length = Math.min(form.length - 1, view.text.length); length >= 4; length--) {
           if (view.text.endsWith(form.slice(0, length))) {
-            found.push([view.start[view.text.length - length], text.length]);
+            found.push([startOf(view, view.text.length - length), text.length]);
             break;
           }
         }
@@ -159,9 +194,11 @@ export class StreamRedactor {
 
   /** Feed bytes; returns the redacted text that can go out now. */
   push(chunk: Uint8Array): string {
-    this._held += this._decoder.decode(chunk, { stream: true });
-    const newline = this._held.lastIndexOf('\n');
-    let cut = newline + 1;
+    const added = this._decoder.decode(chunk, { stream: true });
+    // Look for a newline in the new text only, so a long line costs linear time.
+    const newline = added.lastIndexOf('\n');
+    this._held += added;
+    let cut = newline < 0 ? 0 : this._held.length - added.length + newline + 1;
     if (cut === 0 && this._held.length > MAX_HELD_LINE_CHARS) {
       cut = this._safeCut(this._held.length - this._key.longestEncoded);
     }
@@ -188,7 +225,7 @@ export class StreamRedactor {
   /** A cut at or before `cut` that splits no key, no escape and no surrogate pair. */
   private _safeCut(cut: number): number {
     const view = decodedView(this._held);
-    for (let i = 0; i < view.start.length; i++) {
+    for (let i = 0; view.start && view.end && i < view.start.length; i++) {
       if (view.start[i] < cut && cut < view.end[i]) {
         cut = view.start[i];
         break;

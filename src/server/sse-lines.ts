@@ -18,7 +18,9 @@ const NEWLINE = 0x0a;
 /** Forwards whole lines of an event stream (or everything, for other bodies), redacting a key. */
 export class SseLineForwarder implements StreamForwarder {
   private readonly _redactor?: StreamRedactor;
-  private _held: Buffer = Buffer.alloc(0);
+  /** The unfinished line, in pieces (joined only when it goes out, so a long line is linear). */
+  private _held: Uint8Array[] = [];
+  private _heldBytes = 0;
 
   constructor(
     private readonly _lines: boolean,
@@ -36,17 +38,17 @@ export class SseLineForwarder implements StreamForwarder {
     }
     const last = chunk.lastIndexOf(NEWLINE);
     if (last < 0) {
-      this._held = Buffer.concat([this._held, chunk]);
-      if (this._held.length <= MAX_HELD_LINE_CHARS) {
-        return '';
-      }
+      this._held.push(chunk);
+      this._heldBytes += chunk.length;
       // A line this long is not SSE framing any more: let it through rather than hold it.
-      const all = this._held;
-      this._held = Buffer.alloc(0);
-      return all;
+      return this._heldBytes > MAX_HELD_LINE_CHARS ? this._release() : '';
     }
-    const out = Buffer.concat([this._held, chunk.subarray(0, last + 1)]);
-    this._held = Buffer.from(chunk.subarray(last + 1));
+    this._held.push(chunk.subarray(0, last + 1));
+    const out = this._release();
+    if (last + 1 < chunk.length) {
+      this._held.push(chunk.subarray(last + 1));
+      this._heldBytes = chunk.length - last - 1;
+    }
     return out;
   }
 
@@ -54,8 +56,13 @@ export class SseLineForwarder implements StreamForwarder {
     if (this._redactor) {
       return this._redactor.end();
     }
-    const rest = this._held;
-    this._held = Buffer.alloc(0);
-    return rest;
+    return this._release();
+  }
+
+  private _release(): Buffer {
+    const out = Buffer.concat(this._held);
+    this._held = [];
+    this._heldBytes = 0;
+    return out;
   }
 }
