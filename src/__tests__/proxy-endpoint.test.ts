@@ -78,7 +78,18 @@ describe('with a key', () => {
     }
     // Another port on the same host is another origin too.
     expect(other.received).toHaveLength(0);
-    expect(configured.received).toHaveLength(2);
+    // When the configured endpoint fails, the message says where the request went, and why.
+    configured.handler = (_request, res) => {
+      res.writeHead(404, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'model "m" not found' } }));
+    };
+    const failed = await ask(`${other.url}/v1`);
+    const { message } = ((await failed.json()) as { error: { message: string } }).error;
+    expect(message).toContain(`answered 404: model "m" not found.`);
+    expect(message).toContain(
+      `Figure Chat sent this to ${configured.url}/v1 (FIGURE_CHAT_ENDPOINT on the Jupyter server), not to ${other.url}/v1 from Settings`
+    );
+    expect(configured.received).toHaveLength(3);
     for (const request of configured.received) {
       expect(request.url).toBe('/v1/chat/completions');
       expect(request.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -148,7 +159,7 @@ describe('the server endpoint from the environment', () => {
       'http://127.0.0.1:9/v1',
       serverModelConfig({ OPENAI_API_KEY: KEY })
     );
-    expect(openai).toEqual({
+    expect(openai).toMatchObject({
       url: `${OPENAI_DEFAULT_ENDPOINT}/chat/completions`,
       endpoint: OPENAI_DEFAULT_ENDPOINT,
       key: KEY

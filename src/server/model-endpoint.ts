@@ -22,6 +22,8 @@ export interface ServerModelConfig {
   readonly keySource?: 'FIGURE_CHAT_API_KEY' | 'OPENAI_API_KEY';
   /** The server's own endpoint base (no trailing slash, no `/chat/completions`). */
   readonly endpoint?: URL;
+  /** Where the endpoint came from. */
+  readonly endpointSource?: 'FIGURE_CHAT_ENDPOINT' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY';
 }
 
 /** Where one request goes. */
@@ -32,6 +34,8 @@ export interface ModelTarget {
   readonly endpoint: string;
   /** The key to send, only when `url` is under the server's endpoint. */
   readonly key?: string;
+  /** Why the browser's endpoint was not used, for error messages (a user may wonder). */
+  readonly note?: string;
 }
 
 /** An endpoint base: an http(s) URL with no credentials, query or fragment. */
@@ -91,8 +95,10 @@ export function serverModelConfig(env: NodeJS.ProcessEnv = process.env): ServerM
       : undefined;
   const key = keySource ? env[keySource] : undefined;
   let configured = env.FIGURE_CHAT_ENDPOINT?.trim();
+  let endpointSource: ServerModelConfig['endpointSource'] = 'FIGURE_CHAT_ENDPOINT';
   if (!configured && keySource === 'OPENAI_API_KEY') {
     configured = env.OPENAI_BASE_URL?.trim() || OPENAI_DEFAULT_ENDPOINT;
+    endpointSource = env.OPENAI_BASE_URL?.trim() ? 'OPENAI_BASE_URL' : 'OPENAI_API_KEY';
   }
   if (!configured) {
     return { key, keySource };
@@ -101,13 +107,13 @@ export function serverModelConfig(env: NodeJS.ProcessEnv = process.env): ServerM
   try {
     endpoint = parseBase(
       configured,
-      'FIGURE_CHAT_ENDPOINT',
+      endpointSource,
       "Fix it in the Jupyter server's environment and restart Jupyter."
     );
   } catch (error) {
     throw new HttpError(500, (error as Error).message, 'bad-server-endpoint');
   }
-  return { key, keySource, endpoint };
+  return { key, keySource, endpoint, endpointSource };
 }
 
 /** The API key from the server's environment, if any. */
@@ -153,7 +159,11 @@ export function chooseModelTarget(
   if (server && (!browser || (key && !underServerBase(browser, server)))) {
     // With a key, the browser may not pick another origin: use the server's endpoint instead.
     const base = baseText(server);
-    return { url: completionsUrl(base), endpoint: base, key };
+    const from = config.endpointSource ?? 'FIGURE_CHAT_ENDPOINT';
+    const note = browser
+      ? ` Figure Chat sent this to ${base} (${from} on the Jupyter server), not to ${baseText(browser)} from Settings, because the server's API key may only go to its own endpoint.`
+      : undefined;
+    return { url: completionsUrl(base), endpoint: base, key, note };
   }
   if (!browser) {
     throw new HttpError(

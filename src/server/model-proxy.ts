@@ -237,7 +237,12 @@ export async function modelRoute(
       res.end();
       return;
     }
-    sendError(res, error);
+    sendError(
+      res,
+      error instanceof HttpError && target.note
+        ? new HttpError(error.status, error.message + target.note, error.code, error.retryAfter)
+        : error
+    );
   } finally {
     clearTimeout(totalTimer);
     unregister?.();
