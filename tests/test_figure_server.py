@@ -592,3 +592,14 @@ async def test_endpoint_from_jupyter_config_gets_the_key(
     assert other.requests == [], "the browser's endpoint on another origin got the key"
     [call] = model.requests
     assert call["headers"].get("Authorization") == f"Bearer {SECRET}"
+
+
+def test_endpoint_variable_wins_over_jupyter_config(jp_serverapp, figure_chat_env, monkeypatch):
+    from jupyterlab_figure_chat import proxy
+
+    jp_serverapp.config.FigureChat.endpoint = "http://127.0.0.1:9/from-config/v1"
+    assert proxy._environment()["FIGURE_CHAT_ENDPOINT"] == "http://127.0.0.1:9/from-config/v1"
+    # The variable is inherited by the figure server as it is; the config does not override it.
+    monkeypatch.setenv("FIGURE_CHAT_ENDPOINT", "http://127.0.0.1:9/from-env/v1")
+    assert "FIGURE_CHAT_ENDPOINT" not in proxy._environment()
+    assert "FIGURE_CHAT_FONT_DIR" in proxy._environment()
