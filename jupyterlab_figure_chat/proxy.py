@@ -3,11 +3,56 @@
 The figure server listens on a Unix socket in a private temporary folder (no TCP port), and is
 reachable only as ``<base_url>figure-chat/…`` for authenticated users. If it crashes, the
 supervisor restarts it; it never exits 0 on its own, so a clean exit is never mistaken for done.
+
+The model endpoint that the API key belongs to comes from the Jupyter server too: the
+``FIGURE_CHAT_ENDPOINT`` environment variable, or ``c.FigureChat.endpoint`` in the Jupyter
+server's configuration (the variable wins). The figure server inherits the Jupyter server's
+environment, so the key variables reach it as they are.
 """
 
 from __future__ import annotations
 
+import os
+
+from traitlets import Unicode
+from traitlets.config import Configurable
+
 from .runtime import node_executable, server_environment, server_script
+
+
+class FigureChat(Configurable):
+    """Figure Chat settings that belong to the Jupyter server, not to the browser."""
+
+    endpoint = Unicode(
+        "",
+        config=True,
+        help=(
+            "The model server's OpenAI-compatible /v1 base (for example "
+            "https://api.openai.com/v1). The API key (FIGURE_CHAT_API_KEY or OPENAI_API_KEY) is "
+            "sent only there. The FIGURE_CHAT_ENDPOINT environment variable overrides it."
+        ),
+    )
+
+
+def _configured_endpoint() -> str:
+    """``c.FigureChat.endpoint`` from the running Jupyter server's configuration, if set."""
+    try:
+        from jupyter_server.serverapp import ServerApp
+
+        if ServerApp.initialized():
+            return FigureChat(config=ServerApp.instance().config).endpoint.strip()
+    except Exception:  # noqa: BLE001 - no server configuration: nothing configured
+        pass
+    return ""
+
+
+def _environment() -> dict[str, str]:
+    """The figure server's environment on top of the Jupyter server's own."""
+    env = server_environment()
+    endpoint = _configured_endpoint()
+    if endpoint and not os.environ.get("FIGURE_CHAT_ENDPOINT"):
+        env["FIGURE_CHAT_ENDPOINT"] = endpoint
+    return env
 
 
 def _jupyter_settings() -> tuple[str, bool]:
@@ -44,7 +89,7 @@ def setup_figure_server() -> dict:
     """The jupyter-server-proxy entry point for ``figure-chat``."""
     return {
         "command": _command,
-        "environment": server_environment,
+        "environment": _environment,
         "unix_socket": True,
         "timeout": 30,
         "absolute_url": False,

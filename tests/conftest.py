@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,17 @@ PROXY_NAME = "figure-chat"
 GATE_TIMEOUT = 8.0
 
 # Environment variables that would change what the figure server sends upstream.
-_KEY_VARIABLES = ("FIGURE_CHAT_API_KEY", "OPENAI_API_KEY")
+_KEY_VARIABLES = (
+    "FIGURE_CHAT_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "FIGURE_CHAT_ENDPOINT",
+    "FIGURE_CHAT_MODEL_TIMEOUT",
+    "FIGURE_CHAT_MODEL_IDLE_TIMEOUT",
+    "FIGURE_CHAT_MODEL_MAX_DURATION",
+    "FIGURE_CHAT_MODEL_MAX_BYTES",
+    "FIGURE_CHAT_MAX_INFLIGHT_BYTES",
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -158,7 +169,8 @@ class FakeModel:
     It streams ``chunks``. With ``gated``, after each chunk but the last it waits (at most
     ``GATE_TIMEOUT`` s) until the test calls ``seen(i)``, i.e. until the chunk has come out of
     the proxy chain at the client; a chain that buffers never lets the client see it, so the gate
-    times out and is recorded in ``gate_timeouts``.
+    times out and is recorded in ``gate_timeouts``. With ``endless``, it never finishes the
+    answer, as a local model still generating; ``closed_at`` is when its client hung up.
     """
 
     chunks: list[bytes]
@@ -170,6 +182,9 @@ class FakeModel:
     gate_timeouts: list[int] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     gates: list[asyncio.Event] = field(default_factory=list)
+    endless: bool = False
+    closed_at: float | None = None
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def endpoint(self) -> str:
@@ -184,6 +199,11 @@ class FakeModel:
 class _Completions(RequestHandler):
     def initialize(self, model: FakeModel) -> None:
         self.model = model
+
+    def on_connection_close(self) -> None:
+        if self.model.closed_at is None:
+            self.model.closed_at = time.monotonic()
+        self.model.closed.set()
 
     async def post(self) -> None:
         model = self.model
@@ -212,6 +232,9 @@ class _Completions(RequestHandler):
                 except asyncio.TimeoutError:
                     model.gate_timeouts.append(index)
                     gated = False  # fail the test, but do not hang it
+        if model.endless:
+            await model.closed.wait()
+            return
         self.finish()
 
 

@@ -346,7 +346,7 @@ async def test_figure_server_is_restarted_after_a_crash(jp_fetch, figure_server)
 @pytest.mark.figure_chat_env(FIGURE_CHAT_API_KEY=SECRET)
 @bounded(30)
 async def test_api_key_reaches_the_model_and_never_the_client(
-    jp_fetch, jp_serverapp, figure_server, fake_model
+    jp_fetch, jp_serverapp, figure_server, fake_model, monkeypatch
 ):
     assert os.environ.get("FIGURE_CHAT_API_KEY") == SECRET
     seen = []  # everything the client gets back: status line, headers, bodies
@@ -356,8 +356,10 @@ async def test_api_key_reaches_the_model_and_never_the_client(
         seen.extend(f"{name}: {value}" for name, value in response.headers.get_all())
         seen.append(body.decode("utf-8", "replace"))
 
-    # A streamed answer.
+    # A streamed answer. The key goes only to the server's own endpoint, which the figure server
+    # reads from its environment when Jupyter starts it (on the first request).
     model = fake_model(STREAM_CHUNKS)
+    monkeypatch.setenv("FIGURE_CHAT_ENDPOINT", model.endpoint)
     response, received = await stream_model(jp_fetch, model)
     assert response.code == 200
     assert received == b"".join(STREAM_CHUNKS)
@@ -367,16 +369,17 @@ async def test_api_key_reaches_the_model_and_never_the_client(
     jupyter_token = jp_serverapp.identity_provider.token
     assert jupyter_token not in json.dumps(call), "the Jupyter token was forwarded to the model"
 
-    # The model refuses the key: the error the client sees explains, without the key.
-    refusing = fake_model(
-        [], status=401,
-        error_body=json.dumps({"error": {"message": "Incorrect API key provided"}}).encode(),
-    )
+    # The model refuses the key and echoes it: the error the client sees explains, without it.
+    refusing = model
+    refusing.status = 401
+    refusing.error_body = json.dumps(
+        {"error": {"message": f"Incorrect API key provided: {SECRET.upper()}"}}
+    ).encode()
     response, received = await stream_model(jp_fetch, refusing)
     assert response.code == 401, received
     assert "FIGURE_CHAT_API_KEY" in received.decode()
     record(response, received)
-    assert refusing.requests[0]["headers"].get("Authorization") == f"Bearer {SECRET}"
+    assert refusing.requests[-1]["headers"].get("Authorization") == f"Bearer {SECRET}"
 
     # The same request without streaming, and the other routes.
     response = await jp_fetch(
@@ -391,7 +394,7 @@ async def test_api_key_reaches_the_model_and_never_the_client(
     response = await jp_fetch("figure-chat", "version")
     record(response, response.body)
 
-    leaks = [text for text in seen if SECRET in text or "sk-test" in text]
+    leaks = [text for text in seen if "sk-test" in text.lower()]
     assert leaks == [], f"the API key reached the client: {leaks}"
 
 
@@ -484,3 +487,119 @@ async def test_cross_site_cookie_post_does_not_reach_the_model(
         f"a cross-site POST reached the model with {model.requests[0]['headers'].get('Authorization')!r}"
     )
     assert response.code in (400, 403, 404, 415), response.code
+
+
+# ----------------------------------------------------------------------------------------------
+# 9. Stop reaches the model through Jupyter (jupyter-server-proxy does not pass on a client that
+#    goes away, so the chat cancels its request by id).
+
+
+async def _open_model_stream(jp_http_port, jp_base_url, token: str, body: str):
+    """POST figure-chat/model over a raw connection, as a browser tab would; returns the streams
+    once the response has started."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", jp_http_port)
+    payload = body.encode()
+    writer.write(
+        (
+            f"POST {jp_base_url}figure-chat/model HTTP/1.1\r\n"
+            f"Host: 127.0.0.1:{jp_http_port}\r\n"
+            f"Authorization: token {token}\r\n"
+            "Content-Type: application/json\r\nAccept: text/event-stream\r\n"
+            f"Content-Length: {len(payload)}\r\n\r\n"
+        ).encode()
+        + payload
+    )
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head
+    return reader, writer
+
+
+@bounded(40)
+async def test_stop_closes_the_model_connection_through_jupyter(
+    jp_fetch, jp_http_port, jp_base_url, jp_serverapp, figure_server, fake_model
+):
+    model = fake_model(STREAM_CHUNKS[:1], endless=True)
+    request_id = "stop-test-0123456789"
+    body = json.loads(model_request(model.endpoint))
+    body["id"] = request_id
+    token = jp_serverapp.identity_provider.token
+    reader, writer = await _open_model_stream(jp_http_port, jp_base_url, token, json.dumps(body))
+    received = b""
+    while b"alpha" not in received:
+        received += await asyncio.wait_for(reader.read(4096), 10)
+
+    # Stop: the tab drops its request and the chat asks for the cancel.
+    writer.close()
+    stopped = time.monotonic()
+    response = await post_json(jp_fetch, "model-cancel", {"id": request_id})
+    assert response.code == 200, response.body
+    assert json.loads(response.body) == {"cancelled": True}
+
+    await asyncio.wait_for(model.closed.wait(), 5)
+    assert model.closed_at is not None
+    assert model.closed_at - stopped < 1.0, f"closed {model.closed_at - stopped:.2f} s after Stop"
+
+
+# ----------------------------------------------------------------------------------------------
+# 10. Early refusals reach the browser as the figure server's JSON, not Jupyter's HTML 500.
+
+
+@bounded(120)
+async def test_early_refusals_arrive_as_json_through_jupyter(jp_fetch, figure_server):
+    body = b"x" * (2 * 1024 * 1024)
+    cases = [
+        ("check-svg", "text/plain", 415),  # wrong type: refused before the body is read
+        ("no-such-route", "application/json", 404),
+    ]
+    statuses: dict[int, int] = {}
+    for attempt in range(20):
+        route, content_type, expected = cases[attempt % len(cases)]
+        response = await jp_fetch(
+            "figure-chat", route, method="POST", body=body,
+            headers={"Content-Type": content_type}, raise_error=False, request_timeout=30,
+        )
+        statuses[response.code] = statuses.get(response.code, 0) + 1
+        assert response.code == expected, (attempt, response.code, response.body[:200])
+        assert json.loads(response.body)["error"]["message"]
+    assert statuses == {415: 10, 404: 10}
+
+
+@pytest.mark.figure_chat_env(FIGURE_CHAT_API_KEY=SECRET)
+@bounded(30)
+async def test_key_without_endpoint_says_what_to_set(jp_fetch, figure_server, fake_model):
+    model = fake_model(STREAM_CHUNKS)
+    response, received = await stream_model(jp_fetch, model)
+    assert response.code == 500, received
+    error = json.loads(received)["error"]
+    assert error["code"] == "no-server-endpoint"
+    assert "Set FIGURE_CHAT_ENDPOINT" in error["message"]
+    assert SECRET not in received.decode()
+    assert model.requests == []
+
+
+@pytest.mark.figure_chat_env(FIGURE_CHAT_API_KEY=SECRET)
+@bounded(30)
+async def test_endpoint_from_jupyter_config_gets_the_key(
+    jp_fetch, jp_serverapp, figure_server, fake_model
+):
+    model = fake_model(STREAM_CHUNKS)
+    # c.FigureChat.endpoint, read when Jupyter starts the figure server (on the first request).
+    jp_serverapp.config.FigureChat.endpoint = model.endpoint
+    other = fake_model(STREAM_CHUNKS)
+    response, received = await stream_model(jp_fetch, other)
+    assert response.code == 200, received
+    assert other.requests == [], "the browser's endpoint on another origin got the key"
+    [call] = model.requests
+    assert call["headers"].get("Authorization") == f"Bearer {SECRET}"
+
+
+def test_endpoint_variable_wins_over_jupyter_config(jp_serverapp, figure_chat_env, monkeypatch):
+    from jupyterlab_figure_chat import proxy
+
+    jp_serverapp.config.FigureChat.endpoint = "http://127.0.0.1:9/from-config/v1"
+    assert proxy._environment()["FIGURE_CHAT_ENDPOINT"] == "http://127.0.0.1:9/from-config/v1"
+    # The variable is inherited by the figure server as it is; the config does not override it.
+    monkeypatch.setenv("FIGURE_CHAT_ENDPOINT", "http://127.0.0.1:9/from-env/v1")
+    assert "FIGURE_CHAT_ENDPOINT" not in proxy._environment()
+    assert "FIGURE_CHAT_FONT_DIR" in proxy._environment()

@@ -26,7 +26,8 @@ const OTHER_KEY = 'sk-openai-test-fedcba9876543210';
 let root: string;
 let figure: { server: Server; url: string };
 let endpoint: FakeEndpoint;
-const savedEnv = { figure: process.env.FIGURE_CHAT_API_KEY, openai: process.env.OPENAI_API_KEY };
+const ENV_NAMES = ['FIGURE_CHAT_API_KEY', 'OPENAI_API_KEY', 'FIGURE_CHAT_ENDPOINT'] as const;
+const savedEnv = ENV_NAMES.map(name => [name, process.env[name]] as const);
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'figure-chat-proxy-'));
@@ -40,16 +41,14 @@ afterAll(async () => {
 
 beforeEach(async () => {
   endpoint = await new FakeEndpoint().start();
-  delete process.env.FIGURE_CHAT_API_KEY;
-  delete process.env.OPENAI_API_KEY;
+  for (const name of ENV_NAMES) {
+    delete process.env[name];
+  }
 });
 
 afterEach(async () => {
   await endpoint.close();
-  for (const [name, value] of [
-    ['FIGURE_CHAT_API_KEY', savedEnv.figure],
-    ['OPENAI_API_KEY', savedEnv.openai]
-  ] as const) {
+  for (const [name, value] of savedEnv) {
     if (value === undefined) {
       delete process.env[name];
     } else {
@@ -145,6 +144,11 @@ describe('POST model', () => {
       sseHeaders(res);
       res.end(`${textChunk('ok')}${DONE}`);
     };
+
+    beforeEach(() => {
+      // A key is sent only to the server's own endpoint.
+      process.env.FIGURE_CHAT_ENDPOINT = `${endpoint.url}/v1`;
+    });
 
     it('sends FIGURE_CHAT_API_KEY as a bearer token, ahead of OPENAI_API_KEY', async () => {
       process.env.FIGURE_CHAT_API_KEY = KEY;

@@ -1,5 +1,9 @@
 /**
  * The one helper for the figure server's JSON routes (`<base_url>figure-chat/<route>`).
+ *
+ * Jupyter answers for the figure server while it restarts (an HTML 500 or 599) and the figure
+ * server answers 503 when too many large requests are in flight: such answers become a clear
+ * error, and calls that only read and compute are retried once.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
@@ -9,30 +13,53 @@ export class FigureServerError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly code: string
+    readonly code: string,
+    /** Seconds after which the same call may succeed, when the server said so. */
+    readonly retryAfter?: number
   ) {
     super(message);
     this.name = 'FigureServerError';
   }
 }
 
-/** POST JSON to a figure-server route (GET when `body` is undefined) and parse the JSON answer. */
-export async function requestFigureServer<T>(
-  route: string,
-  body?: unknown,
-  signal?: AbortSignal,
-  settings: ServerConnection.ISettings = ServerConnection.makeSettings()
+/** Routes that only read and compute, so repeating a call has no effect beyond its answer. */
+export const IDEMPOTENT_ROUTES: ReadonlySet<string> = new Set([
+  'version',
+  'check-svg',
+  'render',
+  'picture-info'
+]);
+
+/** Failures worth one retry: a restarting figure server, a dropped connection, a busy server. */
+const RETRYABLE_CODES: ReadonlySet<string> = new Set(['figure-server', 'network', 'busy']);
+
+/** Wait before the retry (the proxy restarts a crashed figure server within about a second). */
+export const RETRY_DELAY_MS = 1000;
+
+/** Longest wait a `Retry-After` may ask for before the retry. */
+export const MAX_RETRY_DELAY_MS = 5000;
+
+function wait(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      signal?.removeEventListener('abort', aborted);
+      resolve();
+    }
+    function aborted(): void {
+      clearTimeout(timer);
+      reject(signal?.reason ?? new DOMException('aborted', 'AbortError'));
+    }
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
+}
+
+async function requestOnce<T>(
+  url: string,
+  init: RequestInit,
+  signal: AbortSignal | undefined,
+  settings: ServerConnection.ISettings
 ): Promise<T> {
-  const url = URLExt.join(settings.baseUrl, 'figure-chat', route);
-  const init: RequestInit =
-    body === undefined
-      ? { method: 'GET', signal }
-      : {
-          method: 'POST',
-          body: JSON.stringify(body),
-          headers: { 'Content-Type': 'application/json' },
-          signal
-        };
   let response: Response;
   try {
     response = await ServerConnection.makeRequest(url, init, settings);
@@ -53,17 +80,55 @@ export async function requestFigureServer<T>(
   } catch {
     throw new FigureServerError(
       response.status,
-      `The figure server answered ${response.status} with something that is not JSON; it restarts on the next request, so try again.`,
+      `The figure server is restarting… (Jupyter answered HTTP ${response.status} instead of its JSON). Try again in a moment; if it keeps failing, check the Jupyter server's log.`,
       'figure-server'
     );
   }
   if (!response.ok) {
-    const error = (data as { error?: { message?: string; code?: string } }).error;
+    const error = (data as { error?: { message?: string; code?: string; retryAfter?: unknown } })
+      .error;
     throw new FigureServerError(
       response.status,
       error?.message ?? `The figure server answered ${response.status}.`,
-      error?.code ?? 'error'
+      error?.code ?? 'error',
+      typeof error?.retryAfter === 'number' ? error.retryAfter : undefined
     );
   }
   return data as T;
+}
+
+/** POST JSON to a figure-server route (GET when `body` is undefined) and parse the JSON answer. */
+export async function requestFigureServer<T>(
+  route: string,
+  body?: unknown,
+  signal?: AbortSignal,
+  settings: ServerConnection.ISettings = ServerConnection.makeSettings()
+): Promise<T> {
+  const url = URLExt.join(settings.baseUrl, 'figure-chat', route);
+  const init: RequestInit =
+    body === undefined
+      ? { method: 'GET', signal }
+      : {
+          method: 'POST',
+          body: JSON.stringify(body),
+          headers: { 'Content-Type': 'application/json' },
+          signal
+        };
+  try {
+    return await requestOnce<T>(url, init, signal, settings);
+  } catch (error) {
+    const retry =
+      error instanceof FigureServerError &&
+      RETRYABLE_CODES.has(error.code) &&
+      (body === undefined || IDEMPOTENT_ROUTES.has(route)) &&
+      !signal?.aborted;
+    if (!retry) {
+      throw error;
+    }
+    const delay = error.retryAfter
+      ? Math.min(error.retryAfter * 1000, MAX_RETRY_DELAY_MS)
+      : RETRY_DELAY_MS;
+    await wait(delay, signal);
+    return requestOnce<T>(url, init, signal, settings);
+  }
 }

@@ -4,7 +4,16 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-import { HttpError, readJson, sendError, sendJson, sendResult, type RouteContext } from './http';
+import {
+  HttpError,
+  drainRequest,
+  readJson,
+  sendError,
+  sendJson,
+  sendResult,
+  trackRequestBytes,
+  type RouteContext
+} from './http';
 import { jsonRoutes, rawRoutes } from './routes';
 import { FIGURE_CHAT_VERSION } from './version';
 
@@ -80,9 +89,30 @@ async function handle(
   sendResult(res, await route(await readJson(req), ctx));
 }
 
+/**
+ * Answer an error. A refusal sent before the body was read (wrong type, unknown route, too large,
+ * busy) first reads the rest of the body up to a cap: jupyter-server-proxy fails with a broken
+ * pipe when the answer arrives while it is still sending, and shows the user an HTML 500.
+ */
+async function answerError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: unknown
+): Promise<void> {
+  if (!res.headersSent && !(await drainRequest(req))) {
+    // Past the cap: answer anyway, and do not pretend the connection can be reused.
+    res.setHeader('Connection', 'close');
+  }
+  sendError(res, error);
+}
+
 /** Create (but do not start) the figure server. */
 export function createFigureServer(options: FigureServerOptions): Server {
   return createServer((req, res) => {
-    handle(req, res, options).catch(error => sendError(res, error));
+    const release = trackRequestBytes(req);
+    handle(req, res, options)
+      .catch(error => answerError(req, res, error))
+      .catch(error => sendError(res, error))
+      .finally(release);
   });
 }

@@ -34,7 +34,9 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly code = 'error'
+    readonly code = 'error',
+    /** Seconds after which a retry may succeed (sent as `Retry-After`). */
+    readonly retryAfter?: number
   ) {
     super(message);
     this.name = 'HttpError';
@@ -44,23 +46,182 @@ export class HttpError extends Error {
 /** Largest JSON body a route accepts (pictures travel as base64 inside it). */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-/** Read a request body into one Buffer, refusing more than `limit` bytes. */
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) {
+/**
+ * Request bytes all requests together may hold at once (`FIGURE_CHAT_MAX_INFLIGHT_BYTES`): ten
+ * large uploads at once must not take the server's memory. Past it, a request gets 503 with a
+ * retry hint instead of being read.
+ */
+export const DEFAULT_INFLIGHT_BYTES = 256 * 1024 * 1024;
+
+/** What a request refused for the budget is told to wait, in seconds. */
+export const BUSY_RETRY_AFTER_S = 2;
+
+/** The in-flight budget in force (read per request, so a test or an admin can change it). */
+export function inflightBudget(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.FIGURE_CHAT_MAX_INFLIGHT_BYTES);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_INFLIGHT_BYTES;
+}
+
+let inflightBytes = 0;
+
+/** Request bytes currently held by all requests. */
+export function bytesInFlight(): number {
+  return inflightBytes;
+}
+
+/** The bytes one request holds against the budget, until it is released. */
+class BodyLease {
+  private _bytes = 0;
+
+  /** Refuse (503) when `bytes` more would not fit the budget now. */
+  check(bytes: number): void {
+    if (inflightBytes + bytes > inflightBudget()) {
       throw new HttpError(
-        413,
-        `Request body is larger than ${limit} bytes; send a smaller picture.`,
-        'too-large'
+        503,
+        `The figure server is busy with other large requests (${Math.round(inflightBytes / 1048576)} MiB in flight); try again in ${BUSY_RETRY_AFTER_S} s.`,
+        'busy',
+        BUSY_RETRY_AFTER_S
       );
     }
-    chunks.push(buffer);
   }
-  return Buffer.concat(chunks);
+
+  take(bytes: number): void {
+    this.check(bytes);
+    inflightBytes += bytes;
+    this._bytes += bytes;
+  }
+
+  release(): void {
+    inflightBytes -= this._bytes;
+    this._bytes = 0;
+  }
+}
+
+const leases = new WeakMap<IncomingMessage, BodyLease>();
+
+/** Count this request's body against the in-flight budget; call the result when done with it. */
+export function trackRequestBytes(req: IncomingMessage): () => void {
+  const lease = new BodyLease();
+  leases.set(req, lease);
+  return () => lease.release();
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(
+    413,
+    `Request body is larger than ${limit} bytes; send a smaller picture.`,
+    'too-large'
+  );
+}
+
+/**
+ * Read a request body into one Buffer, refusing more than `limit` bytes. On a refusal the rest of
+ * the body is left unread for `drainRequest` (destroying the request would cut the connection,
+ * and Jupyter would turn that into an HTML 500).
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const lease = leases.get(req);
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) {
+    return Promise.reject(tooLarge(limit));
+  }
+  try {
+    // A declared size that cannot fit is refused before a byte is held.
+    lease?.check(declared > 0 ? declared : 0);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const fail = (error: Error): void => {
+      stop();
+      reject(error);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        fail(tooLarge(limit));
+        return;
+      }
+      try {
+        lease?.take(chunk.length);
+      } catch (error) {
+        fail(error as Error);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error): void => fail(error);
+    const onClose = (): void => {
+      if (!req.complete) {
+        fail(new HttpError(400, 'The request was cut off before its body ended.', 'aborted'));
+      }
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** Most request bytes read and thrown away so that an early refusal can still be answered. */
+export const MAX_DRAIN_BYTES = 256 * 1024 * 1024;
+
+/** How long draining may take. */
+export const DRAIN_TIMEOUT_MS = 30_000;
+
+/**
+ * Read and discard the rest of a request body, up to a cap and a time limit. An answer sent while
+ * the client is still uploading makes jupyter-server-proxy fail with a broken pipe and show an
+ * HTML 500 instead of our JSON. Resolves true when the whole body was read.
+ */
+export function drainRequest(
+  req: IncomingMessage,
+  maxBytes = MAX_DRAIN_BYTES,
+  timeoutMs = DRAIN_TIMEOUT_MS
+): Promise<boolean> {
+  if (req.complete || req.readableEnded) {
+    return Promise.resolve(true);
+  }
+  if (req.destroyed) {
+    return Promise.resolve(false);
+  }
+  return new Promise(resolve => {
+    let size = 0;
+    const finish = (drained: boolean): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
+      resolve(drained);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        finish(false);
+      }
+    };
+    const onEnd = (): void => finish(true);
+    const onClose = (): void => finish(req.complete);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.on('error', onClose);
+    req.resume();
+  });
 }
 
 /** Parse a JSON request body; a malformed one is a 400 with the parser's reason. */
@@ -77,9 +238,15 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 /** Answer with a JSON document. */
-export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {}
+): void {
   const text = JSON.stringify(value);
   res.writeHead(status, {
+    ...headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-store'
@@ -94,7 +261,15 @@ export function sendError(res: ServerResponse, error: unknown): void {
     return;
   }
   if (error instanceof HttpError) {
-    sendJson(res, error.status, { error: { code: error.code, message: error.message } });
+    const retry = error.retryAfter;
+    sendJson(
+      res,
+      error.status,
+      {
+        error: { code: error.code, message: error.message, ...(retry ? { retryAfter: retry } : {}) }
+      },
+      retry ? { 'Retry-After': String(retry) } : {}
+    );
     return;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -1,37 +1,42 @@
 /**
  * `POST model`: a streaming proxy to an OpenAI-compatible Chat Completions endpoint.
  *
- * The browser names the endpoint (from its settings) and sends the request body; the API key is
- * added here, from the server's environment, so it never reaches the browser, the settings file
- * or the notebook. Chunks are forwarded as they arrive: nothing is buffered.
+ * The browser sends the request body (and, within the rules of `model-endpoint.ts`, the
+ * endpoint); the API key is added here, from the server's environment, so it never reaches the
+ * browser, the settings file or the notebook. Chunks are forwarded as they arrive. Every upstream
+ * byte is bounded: error bodies by a cap and a timer, streams by an idle timeout, a total time
+ * and a total size; anything the key could hide in is redacted first.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { HttpError, readJson, sendError, type RouteContext } from './http';
+import { checkRequestId, registerModelRequest } from './model-cancel';
+import { chooseModelTarget, serverModelConfig } from './model-endpoint';
+import { ModelLimitError, limitMessage, modelLimits, type ModelLimits } from './model-limits';
+import { KeyRedactor } from './redact';
+import { SseLineForwarder, type StreamForwarder } from './sse-lines';
+import {
+  ERROR_BODY_TIMEOUT_MS,
+  MAX_ERROR_BODY_BYTES,
+  readCapped,
+  upstreamDetail,
+  upstreamMessage
+} from './upstream-error';
 
-/** How long to wait for the model server's response headers. */
-export const MODEL_CONNECT_TIMEOUT_MS = 120_000;
-
-/** How long a stream may stay silent before the proxy gives up on it. */
-export const MODEL_IDLE_TIMEOUT_MS = 120_000;
-
-/** The API key from the server's environment, if any. */
-export function apiKeyFromEnvironment(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const key = env.FIGURE_CHAT_API_KEY || env.OPENAI_API_KEY;
-  return key ? key : undefined;
-}
+export { apiKeyFromEnvironment, completionsUrl } from './model-endpoint';
 
 interface ModelRequest {
-  endpoint: string;
+  endpoint?: string;
   body: Record<string, unknown>;
+  id?: string;
 }
 
 function parseModelRequest(value: unknown): ModelRequest {
   if (typeof value !== 'object' || value === null) {
     throw new HttpError(400, 'Model request must be a JSON object with `endpoint` and `body`.');
   }
-  const { endpoint, body } = value as Record<string, unknown>;
-  if (typeof endpoint !== 'string' || !/^https?:\/\//i.test(endpoint)) {
+  const { endpoint, body, id } = value as Record<string, unknown>;
+  if (endpoint !== undefined && typeof endpoint !== 'string') {
     throw new HttpError(
       400,
       `Model endpoint ${JSON.stringify(endpoint)} is not an http(s) URL; set it in Settings → Figure Chat (for example http://localhost:11434/v1).`,
@@ -41,35 +46,21 @@ function parseModelRequest(value: unknown): ModelRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpError(400, 'Model request `body` must be a Chat Completions request object.');
   }
-  return { endpoint, body: body as Record<string, unknown> };
-}
-
-/** The completions URL for an endpoint given as its `/v1` base. */
-export function completionsUrl(endpoint: string): string {
-  const base = endpoint.replace(/\/+$/, '');
-  return base.endsWith('/chat/completions') ? base : `${base}/chat/completions`;
+  return {
+    endpoint,
+    body: body as Record<string, unknown>,
+    id: id === undefined ? undefined : checkRequestId(id)
+  };
 }
 
 function describeFetchFailure(error: unknown, endpoint: string): HttpError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? '';
-  if (
-    code === 'ECONNREFUSED' ||
-    code === 'ENOTFOUND' ||
-    code === 'EAI_AGAIN' ||
-    code === 'ECONNRESET'
-  ) {
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET'].includes(code)) {
     return new HttpError(
       502,
       `No model server answered at ${endpoint} (${code}). Start it (for Ollama: \`ollama serve\`) or set the endpoint in Settings → Figure Chat.`,
       'unreachable'
-    );
-  }
-  if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') {
-    return new HttpError(
-      504,
-      `The model server at ${endpoint} did not answer within ${MODEL_CONNECT_TIMEOUT_MS / 1000} s. Check that it is running and not overloaded, or choose a smaller model.`,
-      'timeout'
     );
   }
   return new HttpError(
@@ -79,36 +70,80 @@ function describeFetchFailure(error: unknown, endpoint: string): HttpError {
   );
 }
 
-/** Read at most `limit` characters of an upstream error body. */
-async function errorText(response: Response, limit = 2000): Promise<string> {
-  try {
-    const text = await response.text();
-    return text.length > limit ? `${text.slice(0, limit)}…` : text;
-  } catch {
-    return '';
+/** A content type worth passing on: short, printable, and not carrying anything else. */
+function safeContentType(value: string | null, redactor: KeyRedactor | undefined): string {
+  if (
+    value &&
+    value.length <= 100 &&
+    /^[\w.+-]+\/[\w.+-]+(\s*;[\w\s=".+-]*)?$/.test(value) &&
+    !(redactor && redactor.spans(value).length)
+  ) {
+    return value;
   }
+  return 'text/event-stream';
 }
 
-function redactKey(text: string, key: string | undefined): string {
-  return key ? text.split(key).join('[API key]') : text;
+/** Resolves when `res` can take more, or is gone. */
+function writable(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise(resolve => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+    signal.addEventListener('abort', done);
+  });
 }
 
-function upstreamMessage(status: number, text: string, endpoint: string): string {
-  let detail = text.trim();
-  try {
-    const parsed = JSON.parse(text) as { error?: { message?: string } | string };
-    const error = parsed.error;
-    detail = typeof error === 'string' ? error : (error?.message ?? detail);
-  } catch {
-    // not JSON: keep the text
+/** The SSE event that tells the chat why the proxy stopped a stream. */
+function errorEvent(error: ModelLimitError): string {
+  return `\ndata: ${JSON.stringify({ error: { message: error.message, code: error.code } })}\n\n`;
+}
+
+async function forwardStream(
+  response: Response,
+  res: ServerResponse,
+  abort: AbortController,
+  stop: (code: ModelLimitError['code']) => void,
+  limits: ModelLimits,
+  redactor: KeyRedactor | undefined
+): Promise<void> {
+  const body = response.body;
+  if (!body) {
+    return;
   }
-  const hint =
-    status === 401 || status === 403
-      ? ' Set FIGURE_CHAT_API_KEY (or OPENAI_API_KEY) in the environment of the Jupyter server.'
-      : status === 404
-        ? ' Check the endpoint and the model name in Settings → Figure Chat (for Ollama: `ollama pull <model>`).'
-        : '';
-  return `The model server at ${endpoint} answered ${status}${detail ? `: ${detail}` : ''}.${hint}`;
+  const sse = /event-stream/i.test(response.headers.get('content-type') ?? '');
+  const forwarder: StreamForwarder = new SseLineForwarder(sse, redactor);
+  let size = 0;
+  let idle = setTimeout(() => stop('idle-timeout'), limits.idleMs);
+  try {
+    // Node's web streams are async iterable; the DOM typings in this project do not say so.
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      clearTimeout(idle);
+      size += chunk.length;
+      if (size > limits.maxBytes) {
+        stop('too-large');
+        break;
+      }
+      const out = forwarder.push(chunk);
+      if (out.length && !res.write(out)) {
+        // The browser reads slowly: wait instead of buffering the stream in memory.
+        await writable(res, abort.signal);
+      }
+      if (abort.signal.aborted) {
+        break;
+      }
+      idle = setTimeout(() => stop('idle-timeout'), limits.idleMs);
+    }
+    if (!abort.signal.aborted) {
+      res.write(forwarder.end());
+    }
+  } finally {
+    clearTimeout(idle);
+  }
 }
 
 /** The `model` route: forwards the request and streams the answer back chunk by chunk. */
@@ -120,74 +155,101 @@ export async function modelRoute(
   if (req.method !== 'POST') {
     throw new HttpError(405, 'Use POST for the model route.');
   }
-  const { endpoint, body } = parseModelRequest(await readJson(req));
+  const request = parseModelRequest(await readJson(req));
+  const limits = modelLimits();
+  const config = serverModelConfig();
+  const target = chooseModelTarget(request.endpoint, config);
+  // Redact whenever a key exists, even one not sent this time: it costs little and leaks nothing.
+  const redactor = config.key ? new KeyRedactor(config.key) : undefined;
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
-    Accept: body.stream === false ? 'application/json' : 'text/event-stream'
+    Accept: request.body.stream === false ? 'application/json' : 'text/event-stream'
   };
-  const key = apiKeyFromEnvironment();
-  if (key) {
-    headers.Authorization = `Bearer ${key}`;
+  if (target.key) {
+    headers.Authorization = `Bearer ${target.key}`;
   }
   const abort = new AbortController();
-  const onClientGone = (): void => abort.abort();
+  let limit: ModelLimitError | undefined;
+  const stop = (code: ModelLimitError['code']): void => {
+    limit ??= new ModelLimitError(limitMessage(code, limits, target.endpoint), code);
+    abort.abort(limit);
+  };
+  const unregister = request.id ? registerModelRequest(request.id, abort) : undefined;
+  const onClientGone = (): void => abort.abort(new DOMException('client gone', 'AbortError'));
   ctx.signal.addEventListener('abort', onClientGone);
-  const connectTimer = setTimeout(
-    () => abort.abort(new DOMException('connect timeout', 'TimeoutError')),
-    MODEL_CONNECT_TIMEOUT_MS
-  );
-  let response: Response;
+  const connectTimer = setTimeout(() => stop('connect-timeout'), limits.connectMs);
+  const totalTimer = setTimeout(() => stop('too-long'), limits.totalMs);
   try {
-    response = await fetch(completionsUrl(endpoint), {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal: abort.signal
-    });
-  } catch (error) {
-    ctx.signal.removeEventListener('abort', onClientGone);
-    throw describeFetchFailure(abort.signal.reason ?? error, endpoint);
-  } finally {
-    clearTimeout(connectTimer);
-  }
-  try {
+    let response: Response;
+    try {
+      response = await fetch(target.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(request.body),
+        signal: abort.signal,
+        redirect: 'manual'
+      });
+    } catch (error) {
+      if (limit) {
+        throw new HttpError(504, limit.message, limit.code);
+      }
+      if (abort.signal.aborted) {
+        throw new HttpError(409, 'The model request was cancelled.', 'cancelled');
+      }
+      throw describeFetchFailure(error, target.endpoint);
+    } finally {
+      clearTimeout(connectTimer);
+    }
     if (!response.ok) {
+      // A redirect is not followed: it could lead the key elsewhere.
       const status = response.status >= 400 && response.status < 600 ? response.status : 502;
       const code = [400, 415, 422].includes(status) ? 'rejected' : 'upstream';
-      // Some servers echo the credentials they were sent; the key must not reach the browser.
-      const text = redactKey(await errorText(response), key);
-      throw new HttpError(status, upstreamMessage(response.status, text, endpoint), code);
+      // A stalled error body gets no more time than a stalled stream would.
+      const text = await readCapped(
+        response.body,
+        MAX_ERROR_BODY_BYTES,
+        Math.min(ERROR_BODY_TIMEOUT_MS, limits.idleMs)
+      );
+      const detail = upstreamDetail(text, response.headers.get('content-type'), redactor);
+      throw new HttpError(status, upstreamMessage(response.status, detail, target.endpoint), code);
     }
     res.writeHead(200, {
-      'Content-Type': response.headers.get('content-type') ?? 'text/event-stream',
+      'Content-Type': safeContentType(response.headers.get('content-type'), redactor),
       'Cache-Control': 'no-store',
       'X-Accel-Buffering': 'no'
     });
     res.flushHeaders();
-    if (!response.body) {
-      res.end();
-      return;
-    }
-    let idle = setTimeout(() => abort.abort(), MODEL_IDLE_TIMEOUT_MS);
     try {
-      // Node's web streams are async iterable; the DOM typings in this project do not say so.
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        clearTimeout(idle);
-        idle = setTimeout(() => abort.abort(), MODEL_IDLE_TIMEOUT_MS);
-        res.write(chunk);
+      await forwardStream(response, res, abort, stop, limits, redactor);
+    } catch {
+      if (!limit && !abort.signal.aborted) {
+        // The upstream stream broke: end ours so the browser sees the truncation.
+        res.end();
+        return;
       }
-    } finally {
-      clearTimeout(idle);
+    }
+    if (limit && /event-stream/i.test(response.headers.get('content-type') ?? '')) {
+      res.write(errorEvent(limit));
     }
     res.end();
   } catch (error) {
     if (res.headersSent) {
-      // The stream was cut after it started: end it so the browser sees the truncation.
       res.end();
       return;
     }
-    sendError(res, error);
+    sendError(
+      res,
+      error instanceof HttpError && target.note
+        ? new HttpError(error.status, error.message + target.note, error.code, error.retryAfter)
+        : error
+    );
   } finally {
+    clearTimeout(totalTimer);
+    unregister?.();
     ctx.signal.removeEventListener('abort', onClientGone);
+    if (!abort.signal.aborted) {
+      // Whatever is left of the upstream answer is not wanted: close the connection.
+      abort.abort(new DOMException('done', 'AbortError'));
+    }
   }
 }

@@ -217,6 +217,10 @@ const server = createServer(async (req, res) => {
   if (name === 'slow') {
     // Streams until the client goes away, bounded to two minutes.
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    // When the connection was dropped before the answer ended (GET /requests shows it).
+    res.on('close', () => {
+      if (!res.writableEnded) request.closedAt = Date.now();
+    });
     let open = true;
     req.on('close', () => (open = false));
     res.on('close', () => (open = false));

@@ -1,0 +1,121 @@
+/**
+ * Issue 7.7, the browser side: when Jupyter answers for the figure server (its HTML 500 or 599
+ * while the figure server restarts), `requestFigureServer` and the model transport say so
+ * clearly, and read-only calls are retried once. The figure server is real, on loopback; the
+ * browser talks to it through a fetch that answers the first N requests as Jupyter's proxy does
+ * while the figure server is down.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ServerConnection } from '@jupyterlab/services';
+
+import { FigureServerError, requestFigureServer } from '../chat/figure-server';
+import { ModelRequestError, figureServerTransport } from '../chat/model-client';
+
+import { isolateProxyEnv } from './helpers/env';
+import { closeServer, startFigureServer } from './helpers/loopback';
+
+/** What jupyter-server-proxy answers when the process behind it is gone. */
+const JUPYTER_500 =
+  '<!DOCTYPE HTML>\n<html><head><title>500: Internal Server Error</title></head>' +
+  '<body><h1>500 : Internal Server Error</h1><p>BrokenPipeError: [Errno 32] Broken pipe</p></body></html>';
+
+let root: string;
+let figure: { server: Server; url: string };
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'figure-chat-client-'));
+  figure = await startFigureServer(root);
+});
+
+afterAll(async () => {
+  await closeServer(figure.server);
+  rmSync(root, { recursive: true, force: true });
+});
+
+isolateProxyEnv();
+
+/** Settings whose fetch answers the first `down` requests with Jupyter's HTML 500. */
+function restarting(down: number, sent: string[]): ServerConnection.ISettings {
+  const fetchThroughJupyter = async (input: RequestInfo | URL): Promise<Response> => {
+    const request = input as Request;
+    sent.push(new URL(request.url).pathname);
+    if (sent.length <= down) {
+      return new Response(JUPYTER_500, { status: 500, headers: { 'Content-Type': 'text/html' } });
+    }
+    return fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.method === 'GET' ? undefined : await request.text()
+    });
+  };
+  return ServerConnection.makeSettings({ baseUrl: `${figure.url}/`, fetch: fetchThroughJupyter });
+}
+
+const SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="80" viewBox="0 0 120 80">' +
+  '<rect x="10" y="10" width="100" height="60" fill="#4477aa"/></svg>';
+
+describe('requestFigureServer', () => {
+  it('retries a read-only call once after an HTML answer, and succeeds', async () => {
+    const sent: string[] = [];
+    const result = await requestFigureServer<{ ok: boolean }>(
+      'check-svg',
+      { svg: SVG },
+      undefined,
+      restarting(1, sent)
+    );
+    expect(result.ok).toBe(true);
+    expect(sent).toEqual(['/figure-chat/check-svg', '/figure-chat/check-svg']);
+  });
+
+  it('twice down: a clear "restarting" error, never the HTML', async () => {
+    const sent: string[] = [];
+    const call = requestFigureServer('version', undefined, undefined, restarting(5, sent));
+    const error = (await call.catch((caught: unknown) => caught)) as FigureServerError;
+    expect(error).toBeInstanceOf(FigureServerError);
+    expect(error.code).toBe('figure-server');
+    expect(error.message).toContain('The figure server is restarting…');
+    expect(error.message).not.toContain('<');
+    expect(sent).toHaveLength(2);
+  });
+
+  it('does not repeat a call that is not known to be read-only', async () => {
+    const sent: string[] = [];
+    const call = requestFigureServer('model-cancel', { id: 'x' }, undefined, restarting(1, sent));
+    await expect(call).rejects.toMatchObject({ code: 'figure-server' });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('a busy server (503) is retried once after its hint, then reported with it', async () => {
+    process.env.FIGURE_CHAT_MAX_INFLIGHT_BYTES = '10';
+    const sent: string[] = [];
+    const started = Date.now();
+    const call = requestFigureServer('check-svg', { svg: SVG }, undefined, restarting(0, sent));
+    await expect(call).rejects.toMatchObject({ status: 503, code: 'busy', retryAfter: 2 });
+    expect(sent).toHaveLength(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+  });
+});
+
+describe('the model transport', () => {
+  it('an HTML answer from Jupyter becomes a clear "restarting" error', async () => {
+    const transport = figureServerTransport(restarting(1, []));
+    const reading = (async () => {
+      for await (const chunk of transport(
+        'http://127.0.0.1:9/v1',
+        {},
+        new AbortController().signal
+      )) {
+        expect(chunk).toBe('never');
+      }
+    })();
+    const error = (await reading.catch((caught: unknown) => caught)) as ModelRequestError;
+    expect(error).toBeInstanceOf(ModelRequestError);
+    expect(error.code).toBe('figure-server');
+    expect(error.message).toContain('The figure server is restarting…');
+  });
+});
