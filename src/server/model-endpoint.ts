@@ -116,11 +116,6 @@ export function serverModelConfig(env: NodeJS.ProcessEnv = process.env): ServerM
   return { key, keySource, endpoint, endpointSource };
 }
 
-/** The API key from the server's environment, if any. */
-export function apiKeyFromEnvironment(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return serverModelConfig(env).key;
-}
-
 /** The completions URL for an endpoint given as its `/v1` base. */
 export function completionsUrl(endpoint: string): string {
   const base = endpoint.replace(/\/+$/, '');

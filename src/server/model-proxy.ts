@@ -23,8 +23,6 @@ import {
   upstreamMessage
 } from './upstream-error';
 
-export { apiKeyFromEnvironment, completionsUrl } from './model-endpoint';
-
 interface ModelRequest {
   endpoint?: string;
   body: Record<string, unknown>;
