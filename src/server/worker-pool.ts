@@ -132,10 +132,14 @@ export class WorkerPool<Q, A> {
   }
 
   private _freeSlot(): Slot | undefined {
-    const idle = this._slots.find(slot => !slot.busy);
-    if (idle || this._slots.length >= this._options.size) {
-      return idle;
+    // All workers start together, so the one kept for small tasks is warm when it is needed.
+    while (this._slots.length < this._options.size) {
+      this._spawn();
     }
+    return this._slots.find(slot => !slot.busy);
+  }
+
+  private _spawn(): void {
     this._script ??= this._options.script();
     const worker = new Worker(this._script, {
       workerData: this._options.workerData,
@@ -146,8 +150,16 @@ export class WorkerPool<Q, A> {
     const slot: Slot = { worker, heavy: false, busy: false };
     // An idle worker must not keep a command-line process alive.
     worker.unref();
+    // A worker that dies while idle is dropped (a busy one fails its task too, in `_start`); its
+    // 'error' must have a listener, or it would take the whole server down.
+    worker.on('error', () => undefined);
+    worker.on('exit', () => {
+      const index = this._slots.indexOf(slot);
+      if (index >= 0) {
+        this._slots.splice(index, 1);
+      }
+    });
     this._slots.push(slot);
-    return slot;
   }
 
   private _retire(slot: Slot): void {
