@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import type * as Esbuild from 'esbuild';
 import { z } from 'zod';
 
 import { type SvgCheck } from '../tools/svg';
@@ -56,7 +57,7 @@ function svgWorkerScript(): string {
   const source = join(__dirname, 'svg-worker.ts');
   const cache = join(__dirname, '..', '..', 'node_modules', '.cache', 'figure-chat');
   // Loaded only from a source checkout, where esbuild is a dev dependency.
-  const esbuild = require('esbuild') as typeof import('esbuild');
+  const esbuild = require('esbuild') as typeof Esbuild;
   const [bundle] = esbuild.buildSync({
     entryPoints: [source],
     write: false,
