@@ -143,8 +143,12 @@ export async function readHeader(
       'not-an-image'
     );
   }
-  const width = meta.width ?? 0;
-  const height = meta.pageHeight ?? meta.height ?? 0;
+  // EXIF orientations 5–8 turn the picture a quarter: measured the way it is shown and drawn.
+  const quarterTurn = (meta.orientation ?? 1) >= 5;
+  const storedWidth = meta.width ?? 0;
+  const storedHeight = meta.pageHeight ?? meta.height ?? 0;
+  const width = quarterTurn ? storedHeight : storedWidth;
+  const height = quarterTurn ? storedWidth : storedHeight;
   if (width <= 0 || height <= 0) {
     throw new HttpError(
       415,
