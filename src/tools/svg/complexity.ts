@@ -44,10 +44,11 @@ export interface TreeMeasure {
   readonly text: number;
 }
 
-function tooMuchText(text: number): never {
+function tooMuchText(): never {
+  // Counting stops at the first element past the limit, so no total is claimed.
   refuse(
     'text',
-    `SVG has more than ${SVG_MAX_TEXT_CHARACTERS} characters of text (${text > SVG_MAX_TEXT_CHARACTERS * 1000 ? 'far more' : text}, counting each <use> copy); shorten the labels, or put long text in the chat instead of the figure`
+    `SVG has more than ${SVG_MAX_TEXT_CHARACTERS} characters of text (spaces not counted, each <use> copy counted); shorten the labels, or put long text in the chat instead of the figure`
   );
 }
 
@@ -97,7 +98,7 @@ export function measureTree(tree: SvgTree): TreeMeasure {
         tooComplex(nodes);
       }
       if (text > SVG_MAX_TEXT_CHARACTERS) {
-        tooMuchText(text);
+        tooMuchText();
       }
     };
     for (const child of node.children) {
@@ -128,7 +129,7 @@ export function measureTree(tree: SvgTree): TreeMeasure {
     tooDeep();
   }
   if (root.text > SVG_MAX_TEXT_CHARACTERS) {
-    tooMuchText(root.text);
+    tooMuchText();
   }
   let total = root.nodes;
   let text = root.text;
@@ -139,7 +140,7 @@ export function measureTree(tree: SvgTree): TreeMeasure {
       total += targetCost.nodes * ref.times;
       text += targetCost.text * ref.times;
       if (text > SVG_MAX_TEXT_CHARACTERS) {
-        tooMuchText(text);
+        tooMuchText();
       }
       if (targetCost.height + 1 > SVG_MAX_DEPTH) {
         tooDeep();
