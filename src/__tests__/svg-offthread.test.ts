@@ -93,21 +93,18 @@ describe('text-heavy figures', () => {
       return performance.now() - started;
     };
     const finished: string[] = [];
-    // A server that has been answering: its workers and caches are warm. How long the small
-    // requests take on the idle server scales the budget on a machine busier than CI's.
+    // A server that has been answering: its workers and caches are warm.
     await timed('check-svg', { svg: small });
     await timed('render', render);
-    const idleMs = Math.max(
-      await timed('check-svg', { svg: small }),
-      await timed('render', render)
-    );
-    const budgetMs = Math.max(200, 3 * idleMs);
     finished.length = 0;
 
     const heavy = textFigure(SVG_MAX_TEXT_CHARACTERS - 10);
+    const started = performance.now();
+    let firstHeavyMs = Infinity;
     const parses = Array.from({ length: 8 }, () =>
       post('check-svg', { svg: heavy }).then(answer => {
         finished.push('heavy');
+        firstHeavyMs = Math.min(firstHeavyMs, performance.now() - started);
         return answer;
       })
     );
@@ -119,9 +116,12 @@ describe('text-heavy figures', () => {
     for (const answer of answers) {
       expect(answer.json).toMatchObject({ ok: true });
     }
-    // Each large parse is hundreds of milliseconds of resvg work; on the main thread, the small
-    // requests waited for at least one of them (for all eight, before the pool).
+    // Each large parse is hundreds of milliseconds of resvg work; on the main thread the small
+    // requests waited for all eight (10.7 s on a busy machine). Off it, they are answered first,
+    // within 200 ms on CI; a machine so busy that even one parse takes far longer gets half of
+    // that parse's time instead, as the requests then wait for the CPU, not for resvg.
     expect(finished.slice(0, 2).sort()).toEqual(['check-svg', 'render']);
+    const budgetMs = Math.max(200, firstHeavyMs / 2);
     expect(checkMs).toBeLessThanOrEqual(budgetMs);
     expect(renderMs).toBeLessThanOrEqual(budgetMs);
   });

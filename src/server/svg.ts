@@ -27,7 +27,7 @@ export { checkSvg } from './svg-check';
  * Threads checking figures at once: two for large figures and one kept for small ones, so a
  * small figure is answered promptly while large ones are parsed.
  */
-export const SVG_CHECK_WORKERS = 3;
+export const SVG_CHECK_WORKERS = 2;
 
 /**
  * Longest one check may take. Within the policy's limits a check takes well under a second even
