@@ -24,8 +24,9 @@ import {
 export { checkSvg } from './svg-check';
 
 /**
- * Threads checking figures at once: two for large figures and one kept for small ones, so a
- * small figure is answered promptly while large ones are parsed.
+ * Threads checking figures at once: one for large figures and one kept for small ones, so a
+ * small figure is answered promptly while large ones are parsed, and large ones never take more
+ * than one core from the thread that answers requests (machines with 2 cores are common).
  */
 export const SVG_CHECK_WORKERS = 2;
 
