@@ -84,16 +84,18 @@ function svgWorkerScript(): string {
 let pool: WorkerPool<SvgWorkerRequest, SvgCheck> | undefined;
 
 function svgCheckPool(): WorkerPool<SvgWorkerRequest, SvgCheck> {
-  const workerData: SvgWorkerData = { fontDirectory: fontDirectory() };
-  const options: WorkerPoolOptions = {
-    script: svgWorkerScript,
-    workerData,
-    size: SVG_CHECK_WORKERS,
-    timeoutMs: SVG_CHECK_TIMEOUT_MS,
-    maxWaiting: SVG_CHECK_MAX_WAITING,
-    maxHeapMb: 128
-  };
-  pool ??= new WorkerPool(options);
+  if (!pool) {
+    const workerData: SvgWorkerData = { fontDirectory: fontDirectory() };
+    const options: WorkerPoolOptions = {
+      script: svgWorkerScript,
+      workerData,
+      size: SVG_CHECK_WORKERS,
+      timeoutMs: SVG_CHECK_TIMEOUT_MS,
+      maxWaiting: SVG_CHECK_MAX_WAITING,
+      maxHeapMb: 128
+    };
+    pool = new WorkerPool(options);
+  }
   return pool;
 }
 
