@@ -83,6 +83,16 @@ describe('filter cost', () => {
     expect(!result.ok && result.error.message).toMatch(fix);
   });
 
+  it('refuses a morphology radius measured in the bounding box, which no number bounds', () => {
+    const svg = filtered('<feMorphology radius="0.5"/>').replace(
+      '<filter id="f">',
+      '<filter id="f" primitiveUnits="objectBoundingBox">'
+    );
+    const result = checkSvgPolicy(svg);
+    expect(result).toMatchObject({ ok: false, error: { kind: 'filter-cost' } });
+    expect(!result.ok && result.error.message).toMatch(/use userSpaceOnUse/);
+  });
+
   it('lets filters cover at most the filtered-area limit; unfiltered figures keep the full area', () => {
     const blur = '<feGaussianBlur stdDeviation="2"/>';
     expect(checkSvgPolicy(filtered(blur, 2000, 2000))).toMatchObject({ ok: true });

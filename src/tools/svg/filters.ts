@@ -36,6 +36,8 @@ function numbers(value: string | undefined): number[] {
 /** Counts the primitives of a figure and checks each one's cost multiplier. */
 export class FilterBudget {
   private _primitives = 0;
+  /** Whether the `<filter>` being read measures its primitives in its shape's bounding box. */
+  private _boundingBoxUnits = false;
 
   /** Whether the figure has any filter primitive. */
   get used(): boolean {
@@ -51,6 +53,9 @@ export class FilterBudget {
     parent: string | undefined,
     attributes: Record<string, SaxesAttributeNS>
   ): void {
+    if (local === 'filter') {
+      this._boundingBoxUnits = attributes.primitiveUnits?.value.trim() === 'objectBoundingBox';
+    }
     if (parent !== 'filter' || !local.startsWith('fe')) {
       return;
     }
@@ -71,6 +76,12 @@ export class FilterBudget {
         break;
       }
       case 'feMorphology': {
+        if (this._boundingBoxUnits) {
+          // The radius would be a fraction of the shape's box, so no number here bounds it.
+          tooExpensive(
+            '<feMorphology> in a filter with primitiveUnits="objectBoundingBox"; use userSpaceOnUse'
+          );
+        }
         const radius = numbers(attributes.radius?.value);
         if (radius.some(r => Math.abs(r) > SVG_MAX_MORPHOLOGY_RADIUS)) {
           tooExpensive(
