@@ -46,7 +46,11 @@ export const SVG_MAX_FILTERED_AREA = 4_000_000;
 /** Largest `numOctaves` of `<feTurbulence>`: each octave is one more noise pass per pixel. */
 export const SVG_MAX_TURBULENCE_OCTAVES = 4;
 
-/** Largest `radius` of `<feMorphology>` (each axis, user units): the work per pixel grows with it. */
+/**
+ * Largest `radius` of `<feMorphology>` (each axis, user units): the work per pixel grows with it.
+ * A transform that enlarges the filtered content enlarges the radius in pixels too; the filtered
+ * area limit keeps such a figure's canvas small, but this is the loosest of these bounds.
+ */
 export const SVG_MAX_MORPHOLOGY_RADIUS = 16;
 
 /** Largest `order` of `<feConvolveMatrix>` (each axis): order² multiplications per pixel. */
