@@ -16,17 +16,30 @@ const NATIVE = ['sharp', '@resvg/resvg-js'];
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-await build({
-  entryPoints: [join(top, 'src/server/main.ts')],
-  outfile: join(out, 'figure-chat.cjs'),
+// esbuild is required only when the server runs from source without its bundled worker
+// (src/server/svg.ts); the bundle always has the worker beside it, so it never loads esbuild.
+const server = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  external: NATIVE,
+  external: [...NATIVE, 'esbuild'],
   define: { __FIGURE_CHAT_VERSION__: JSON.stringify(pkg.version) },
-  banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning'
+};
+
+await build({
+  ...server,
+  entryPoints: [join(top, 'src/server/main.ts')],
+  outfile: join(out, 'figure-chat.cjs'),
+  banner: { js: '#!/usr/bin/env node' }
+});
+
+// The SVG check pool's worker thread, found beside figure-chat.cjs at run time.
+await build({
+  ...server,
+  entryPoints: [join(top, 'src/server/svg-worker.ts')],
+  outfile: join(out, 'svg-worker.cjs')
 });
 
 await build({

@@ -1,5 +1,5 @@
 /**
- * Picture access for the vision tools: workspace paths confined to the Jupyter root, `cell:`
+ * Picture access for the vision tools: workspace files (read through `./workspace-files`), `cell:`
  * pictures sent by the browser, header-only size reads, sha-256 fingerprints and a bounded cache.
  *
  * sharp is configured here, once, for every module that decodes pictures: SVG loading through
@@ -7,19 +7,17 @@
  * Buffers, because a string would be read as a file path.
  */
 import { createHash } from 'node:crypto';
-import { readFile, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 import sharp from 'sharp';
 import { z } from 'zod';
 
 import { parsePictureAddress, type PictureInfo, type VisionError } from '../tools/vision';
 import { HttpError, type JsonRoute, type RouteContext } from './http';
+import { MAX_PICTURE_BYTES, readWorkspaceFile, resolveWorkspacePath } from './workspace-files';
+
+export { MAX_PICTURE_BYTES, resolveWorkspacePath };
 
 sharp.block({ operation: ['VipsForeignLoadSvg'] });
-
-/** Largest picture file read, in bytes. */
-export const MAX_PICTURE_BYTES = 64 * 1024 * 1024;
 
 /** Largest picture decoded, in pixels (width × height): sharp's `limitInputPixels`. */
 export const LIMIT_INPUT_PIXELS = 100_000_000;
@@ -93,81 +91,6 @@ export class PictureCache {
 /** The process-wide picture cache. */
 export const pictureCache = new PictureCache();
 
-/** Workspace file versions already hashed: `realpath|mtime|size` → sha-256. */
-const hashedFiles = new Map<string, string>();
-const MAX_HASHED_FILES = 1000;
-
-function isHidden(path: string): boolean {
-  return path.split(/[\\/]/).some(segment => segment.startsWith('.') && segment !== '.');
-}
-
-/**
- * Resolve a workspace picture path to a real file inside the root. Refuses absolute paths, `..`,
- * symlinks that lead outside the root (both sides through `realpath`), and hidden files or folders
- * when Jupyter hides them.
- */
-export async function resolveWorkspacePath(
-  root: string,
-  path: string,
-  hideHidden: boolean
-): Promise<string> {
-  if (path.length === 0 || path.includes('\0')) {
-    throw new HttpError(
-      400,
-      'Picture path is empty or contains NUL; give a path relative to the Jupyter root.',
-      'bad-address'
-    );
-  }
-  if (isAbsolute(path) || /^[A-Za-z]:/.test(path) || path.startsWith('\\')) {
-    throw new HttpError(
-      400,
-      `Picture "${path}" is an absolute path; give a path relative to the Jupyter root.`,
-      'outside-root'
-    );
-  }
-  if (path.split(/[\\/]/).includes('..')) {
-    throw new HttpError(
-      400,
-      `Picture "${path}" contains "..": pictures must lie inside the Jupyter root.`,
-      'outside-root'
-    );
-  }
-  if (hideHidden && isHidden(path)) {
-    throw new HttpError(
-      403,
-      `Picture "${path}" is in a hidden file or folder, which Jupyter hides; move it or show hidden files.`,
-      'hidden'
-    );
-  }
-  const realRoot = await realpath(root);
-  let real: string;
-  try {
-    real = await realpath(resolve(realRoot, path));
-  } catch {
-    throw new HttpError(
-      404,
-      `No picture at "${path}" under the Jupyter root; check the path (it is relative to the root).`,
-      'not-found'
-    );
-  }
-  const inside = relative(realRoot, real);
-  if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) {
-    throw new HttpError(
-      403,
-      `Picture "${path}" leads outside the Jupyter root (through a symlink); copy the picture into the workspace.`,
-      'outside-root'
-    );
-  }
-  if (hideHidden && isHidden(inside)) {
-    throw new HttpError(
-      403,
-      `Picture "${path}" leads to a hidden file or folder, which Jupyter hides.`,
-      'hidden'
-    );
-  }
-  return real;
-}
-
 function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
@@ -192,35 +115,6 @@ function decodeBase64(data: string, address: string): Buffer {
     );
   }
   return bytes;
-}
-
-async function readWorkspaceFile(
-  real: string,
-  path: string
-): Promise<{ bytes?: Buffer; sha256?: string }> {
-  const info = await stat(real);
-  if (!info.isFile()) {
-    throw new HttpError(400, `"${path}" is not a file; give the path of a picture.`, 'not-a-file');
-  }
-  if (info.size > MAX_PICTURE_BYTES) {
-    throw new HttpError(
-      413,
-      `Picture "${path}" is ${info.size} bytes; the limit is ${MAX_PICTURE_BYTES}.`,
-      'too-large'
-    );
-  }
-  const key = `${real}|${info.mtimeMs}|${info.size}`;
-  const known = hashedFiles.get(key);
-  if (known && pictureCache.get(known)) {
-    return { sha256: known };
-  }
-  const bytes = await readFile(real);
-  const digest = sha256(bytes);
-  if (hashedFiles.size >= MAX_HASHED_FILES) {
-    hashedFiles.clear();
-  }
-  hashedFiles.set(key, digest);
-  return { bytes, sha256: digest };
 }
 
 /** Read a picture's header with sharp (Buffer only), refusing what is not a picture we render. */
@@ -249,8 +143,12 @@ export async function readHeader(
       'not-an-image'
     );
   }
-  const width = meta.width ?? 0;
-  const height = meta.pageHeight ?? meta.height ?? 0;
+  // EXIF orientations 5–8 turn the picture a quarter: measured the way it is shown and drawn.
+  const quarterTurn = (meta.orientation ?? 1) >= 5;
+  const storedWidth = meta.width ?? 0;
+  const storedHeight = meta.pageHeight ?? meta.height ?? 0;
+  const width = quarterTurn ? storedHeight : storedWidth;
+  const height = quarterTurn ? storedWidth : storedHeight;
   if (width <= 0 || height <= 0) {
     throw new HttpError(
       415,
@@ -312,8 +210,12 @@ export async function loadPicture(
         'bad-data'
       );
     }
-    const real = await resolveWorkspacePath(ctx.root, parsed.path, ctx.hideHidden);
-    const read = await readWorkspaceFile(real, parsed.path);
+    const read = await readWorkspaceFile(
+      ctx.root,
+      parsed.path,
+      ctx.hideHidden,
+      known => pictureCache.get(known) !== undefined
+    );
     bytes = read.bytes;
     digest = read.sha256 ?? '';
   }

@@ -117,7 +117,13 @@ export interface RenderedView {
   readonly caption: string;
 }
 
-const decodeOptions = { limitInputPixels: LIMIT_INPUT_PIXELS, failOn: 'warning' } as const;
+// autoOrient: pixels are drawn the way the EXIF orientation says, as browsers show them and as
+// readHeader measures them, so marks land where the user and the model see the picture.
+const decodeOptions = {
+  limitInputPixels: LIMIT_INPUT_PIXELS,
+  failOn: 'warning',
+  autoOrient: true
+} as const;
 
 function decodeError(picture: Picture, error: unknown): unknown {
   // Only libvips' own failures are the picture's fault; a bug in this module must not pass for one.

@@ -43,14 +43,19 @@ export function fontDirectory(env: NodeJS.ProcessEnv = process.env): string {
 let cached: ResvgRenderOptions | undefined;
 
 /**
- * resvg options for parsing untrusted figures, resolved once per process: bundled fonts only,
- * no system fonts, no logging, and no `fitTo`, so nothing is ever sized by the figure's say-so.
+ * resvg options for parsing untrusted figures, resolved once per process (or worker): bundled
+ * fonts only, no system fonts, no logging, and no `fitTo`, so nothing is ever sized by the
+ * figure's say-so.
+ *
+ * resvg-js 2.6 takes fonts only as file paths (its typings and binary have no `fontBuffers`), and
+ * resvg reopens the file for every glyph it outlines; `SVG_MAX_TEXT_CHARACTERS` bounds that cost.
+ *
+ * @param directory - where the TTF files are; a worker is told by the thread that started it.
  */
-export function resvgOptions(): ResvgRenderOptions {
+export function resvgOptions(directory = fontDirectory()): ResvgRenderOptions {
   if (cached) {
     return cached;
   }
-  const directory = fontDirectory();
   const fontFiles = FONT_FILES.map(file => join(directory, file));
   const missing = fontFiles.filter(file => !existsSync(file));
   if (missing.length > 0) {

@@ -1,68 +1,139 @@
 /**
- * `check-svg` on the figure server: the pure policy first, then a resvg parse of what passed, as
- * a function, a JSON route and the `figure-chat check-svg` command.
+ * `check-svg` on the figure server: the pure policy first, then a resvg parse of what passed
+ * (`./svg-check`), run in a bounded pool of worker threads, as a JSON route and the
+ * `figure-chat check-svg` command.
  */
-import { Resvg } from '@resvg/resvg-js';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type * as Esbuild from 'esbuild';
 import { z } from 'zod';
 
-import {
-  checkSvgPolicy,
-  SVG_MAX_AREA,
-  SVG_MAX_SIDE,
-  type SvgCheck,
-  type SvgRejection
-} from '../tools/svg';
+import { type SvgCheck } from '../tools/svg';
 import { HttpError, type JsonRoute } from './http';
-import { resvgOptions } from './svg-fonts';
+import { fontDirectory } from './svg-fonts';
+import type { SvgWorkerData, SvgWorkerRequest } from './svg-worker';
+import {
+  WorkerPool,
+  WorkerPoolBusyError,
+  WorkerTimeoutError,
+  type WorkerPoolOptions
+} from './worker-pool';
 
-function rejection(kind: SvgRejection['kind'], message: string): SvgCheck {
-  return { ok: false, error: { kind, message } };
+export { checkSvg } from './svg-check';
+
+/**
+ * Threads checking figures at once: one for large figures and one kept for small ones, so a
+ * small figure is answered promptly while large ones are parsed, and large ones never take more
+ * than one core from the thread that answers requests (machines with 2 cores are common).
+ */
+export const SVG_CHECK_WORKERS = 2;
+
+/**
+ * Longest one check may take. Within the policy's limits a check takes well under a second even
+ * on a busy machine; past this the worker is stopped and the figure refused.
+ */
+export const SVG_CHECK_TIMEOUT_MS = 10_000;
+
+/** Figures that may wait for a worker; more are answered 503 "busy, retry". */
+export const SVG_CHECK_MAX_WAITING = 64;
+
+/** Figures up to this many UTF-16 units are "small": they may use the worker kept free. */
+export const SVG_SMALL_FIGURE = 4096;
+
+/** The worker's bundled file, beside the figure server's own (see scripts/bundle-server.mjs). */
+export const SVG_WORKER_FILE = 'svg-worker.cjs';
+
+/**
+ * The worker script: the bundled file beside this one in an installation; in a source checkout
+ * (jest, benchmarks), `svg-worker.ts` bundled once by esbuild, which a checkout has, into
+ * `node_modules/.cache` so that the worker resolves resvg from the checkout's node_modules.
+ */
+function svgWorkerScript(): string {
+  const bundled = join(__dirname, SVG_WORKER_FILE);
+  if (existsSync(bundled)) {
+    return bundled;
+  }
+  const source = join(__dirname, 'svg-worker.ts');
+  const cache = join(__dirname, '..', '..', 'node_modules', '.cache', 'figure-chat');
+  // Loaded only from a source checkout, where esbuild is a dev dependency.
+  const esbuild = require('esbuild') as typeof Esbuild;
+  const [bundle] = esbuild.buildSync({
+    entryPoints: [source],
+    write: false,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['@resvg/resvg-js', 'sharp'],
+    logLevel: 'error'
+  }).outputFiles;
+  const digest = createHash('sha256').update(bundle.contents).digest('hex').slice(0, 16);
+  const out = join(cache, `svg-worker-${digest}.cjs`);
+  if (!existsSync(out)) {
+    // Written aside, then renamed, since test files run in parallel processes.
+    mkdirSync(cache, { recursive: true });
+    const temporary = `${out}.${process.pid}.tmp`;
+    writeFileSync(temporary, bundle.contents);
+    renameSync(temporary, out);
+  }
+  return out;
+}
+
+let pool: WorkerPool<SvgWorkerRequest, SvgCheck> | undefined;
+
+function svgCheckPool(): WorkerPool<SvgWorkerRequest, SvgCheck> {
+  if (!pool) {
+    const workerData: SvgWorkerData = { fontDirectory: fontDirectory() };
+    const options: WorkerPoolOptions = {
+      script: svgWorkerScript,
+      workerData,
+      size: SVG_CHECK_WORKERS,
+      timeoutMs: SVG_CHECK_TIMEOUT_MS,
+      maxWaiting: SVG_CHECK_MAX_WAITING,
+      maxHeapMb: 128
+    };
+    pool = new WorkerPool(options);
+  }
+  return pool;
 }
 
 /**
- * Check a model-authored figure: `checkSvgPolicy`, then (only if it passed) a resvg parse that
- * must give a non-empty tree and a sane intrinsic size. resvg reads local files for non-data
- * hrefs and has no memory limit, which is why nothing reaches it before the policy; it is asked
- * only to parse and measure, never to render. Never throws for any input.
+ * `checkSvg` in the worker pool, so that resvg's parse (as slow as the figure makes it) never
+ * holds the thread that answers other requests. A check over its time limit is a rejection.
  *
- * @throws FontsUnavailableError when the installation's fonts are missing.
+ * @throws HttpError 503 when too many figures are waiting.
  */
-export function checkSvg(svg: string): SvgCheck {
-  const policy = checkSvgPolicy(svg);
-  if (!policy.ok) {
-    return policy;
-  }
-  const options = resvgOptions();
-  let resvg: Resvg;
+export async function checkSvgOffThread(svg: string): Promise<SvgCheck> {
   try {
-    resvg = new Resvg(svg, options);
+    return await svgCheckPool().run({ svg }, svg.length > SVG_SMALL_FIGURE);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return rejection(
-      'unreadable',
-      `SVG could not be parsed by the renderer (${reason}); send a simpler, standard SVG document`
-    );
+    if (error instanceof WorkerTimeoutError) {
+      return {
+        ok: false,
+        error: {
+          kind: 'complexity',
+          message: `SVG took longer than ${SVG_CHECK_TIMEOUT_MS / 1000} s to check and was stopped; simplify the figure (less text, fewer elements and filters)`
+        }
+      };
+    }
+    if (error instanceof WorkerPoolBusyError) {
+      throw new HttpError(
+        503,
+        `The figure server is checking ${error.waiting} figures already; retry in a few seconds.`,
+        'busy'
+      );
+    }
+    throw error;
   }
-  const { width, height } = resvg;
-  if (!(width > 0 && height > 0) || width > SVG_MAX_SIDE || height > SVG_MAX_SIDE) {
-    return rejection(
-      'dimensions',
-      `SVG has an unusable size (${width}×${height} px); give the root width and height between 1 and ${SVG_MAX_SIDE} px`
-    );
-  }
-  if (width * height > SVG_MAX_AREA) {
-    return rejection(
-      'dimensions',
-      `SVG is ${width}×${height} px; keep the area ≤ ${SVG_MAX_AREA / 1e6} M px (scale width/height down and keep the viewBox)`
-    );
-  }
-  if (resvg.getBBox() === undefined) {
-    return rejection(
-      'empty',
-      'SVG draws nothing visible; add shapes, paths or text with a fill or stroke inside the figure'
-    );
-  }
-  return policy;
+}
+
+/** Stop the check workers (tests, and a server shutting down). */
+export async function closeSvgCheckPool(): Promise<void> {
+  const current = pool;
+  pool = undefined;
+  await current?.close();
 }
 
 const CheckSvgRequest = z.object({ svg: z.string() });
@@ -81,7 +152,7 @@ export const checkSvgRoute: JsonRoute = async body => {
       'bad-request'
     );
   }
-  const result = checkSvg(request.data.svg);
+  const result = await checkSvgOffThread(request.data.svg);
   return { json: result.ok ? { ok: true, ...result.value } : { ok: false, error: result.error } };
 };
 
@@ -125,7 +196,7 @@ export async function checkSvgCommand(argv: string[], io: CheckSvgIo): Promise<n
     io.stderr(`figure-chat check-svg: cannot read ${file}: ${reason}\n`);
     return 2;
   }
-  const result = checkSvg(source);
+  const result = await checkSvgOffThread(source);
   if (json) {
     const document = result.ok ? { ok: true, ...result.value } : { ok: false, error: result.error };
     io.stdout(`${JSON.stringify(document)}\n`);

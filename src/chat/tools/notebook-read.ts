@@ -11,12 +11,16 @@ import { chatHost } from './host';
 /** Longest source or text output quoted per cell. */
 export const MAX_CELL_CHARS = 4000;
 
+/** Most cell indexes one call names (every array a model sends has a named maximum). */
+export const MAX_READ_CELLS = 1000;
+
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
 export const notebookReadInput = z
   .object({
     cells: z
       .array(z.number().int().min(0))
+      .max(MAX_READ_CELLS)
       .optional()
       .describe('Indexes of the cells to read; omit to read every cell.')
   })

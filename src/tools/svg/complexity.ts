@@ -4,7 +4,7 @@
  * ("billion laughs") can become billions of nodes. Counting with references expanded, memoized
  * per element and with cycle detection, keeps the check linear in the source.
  */
-import { SVG_MAX_DEPTH, SVG_MAX_NODES } from './limits';
+import { SVG_MAX_DEPTH, SVG_MAX_NODES, SVG_MAX_TEXT_CHARACTERS } from './limits';
 import { refuse } from './result';
 
 /** A reference from an element to another element, and how many copies it makes. */
@@ -18,6 +18,8 @@ export interface SvgElementNode {
   readonly name: string;
   readonly children: SvgElementNode[];
   readonly refs: ElementReference[];
+  /** Characters of text directly inside the element (spaces not counted). */
+  text: number;
 }
 
 /** The parsed figure: its root, its ids, and references made by `<style>` rules. */
@@ -28,10 +30,26 @@ export interface SvgTree {
   readonly sheetRefs: readonly ElementReference[];
 }
 
-/** An element's expanded size and height. */
+/** An element's expanded size, height and text. */
 interface Cost {
   readonly nodes: number;
   readonly height: number;
+  readonly text: number;
+}
+
+/** What a figure costs with references expanded. */
+export interface TreeMeasure {
+  readonly nodes: number;
+  /** Characters of text, each `<use>` copy counted. */
+  readonly text: number;
+}
+
+function tooMuchText(): never {
+  // Counting stops at the first element past the limit, so no total is claimed.
+  refuse(
+    'text',
+    `SVG has more than ${SVG_MAX_TEXT_CHARACTERS} characters of text (spaces not counted, each <use> copy counted); shorten the labels, or put long text in the chat instead of the figure`
+  );
 }
 
 function tooComplex(nodes: number): never {
@@ -48,8 +66,11 @@ function tooDeep(): never {
   );
 }
 
-/** Count the figure's nodes with references expanded; refuses past the limits or on a cycle. */
-export function measureTree(tree: SvgTree): number {
+/**
+ * Count the figure's nodes and text with references expanded; refuses past the limits or on a
+ * cycle.
+ */
+export function measureTree(tree: SvgTree): TreeMeasure {
   const memo = new Map<SvgElementNode, Cost>();
   const visiting = new Set<SvgElementNode>();
   const names = new Map<SvgElementNode, string>();
@@ -68,11 +89,16 @@ export function measureTree(tree: SvgTree): number {
     visiting.add(node);
     let nodes = 1;
     let height = 1;
+    let text = node.text;
     const add = (child: Cost, times: number): void => {
       nodes += child.nodes * times;
+      text += child.text * times;
       height = Math.max(height, child.height + 1);
       if (nodes > SVG_MAX_NODES) {
         tooComplex(nodes);
+      }
+      if (text > SVG_MAX_TEXT_CHARACTERS) {
+        tooMuchText();
       }
     };
     for (const child of node.children) {
@@ -93,7 +119,7 @@ export function measureTree(tree: SvgTree): number {
     }
     visiting.delete(node);
     // Memoized with its height, so a later deeper reference to it is still checked for depth.
-    const result = { nodes, height };
+    const result = { nodes, height, text };
     memo.set(node, result);
     return result;
   };
@@ -102,12 +128,20 @@ export function measureTree(tree: SvgTree): number {
   if (root.height > SVG_MAX_DEPTH) {
     tooDeep();
   }
+  if (root.text > SVG_MAX_TEXT_CHARACTERS) {
+    tooMuchText();
+  }
   let total = root.nodes;
+  let text = root.text;
   for (const ref of tree.sheetRefs) {
     const target = tree.ids.get(ref.id);
     if (target) {
       const targetCost = cost(target, 2);
       total += targetCost.nodes * ref.times;
+      text += targetCost.text * ref.times;
+      if (text > SVG_MAX_TEXT_CHARACTERS) {
+        tooMuchText();
+      }
       if (targetCost.height + 1 > SVG_MAX_DEPTH) {
         tooDeep();
       }
@@ -116,5 +150,5 @@ export function measureTree(tree: SvgTree): number {
       }
     }
   }
-  return total;
+  return { nodes: total, text };
 }

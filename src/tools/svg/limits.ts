@@ -17,3 +17,41 @@ export const SVG_MAX_NODES = 10_000;
 
 /** Deepest element nesting, counting the depth that references add when expanded. */
 export const SVG_MAX_DEPTH = 64;
+
+/**
+ * Most characters of figure text (spaces not counted), with `<use>` copies expanded. resvg turns
+ * every glyph into an outline while it parses, and resvg-js 2.6 cannot take fonts from memory,
+ * so each glyph also reopens the font file: 60 000 glyphs were 2.3 s of parsing. Diagram labels
+ * fit in a fraction of this.
+ */
+export const SVG_MAX_TEXT_CHARACTERS = 8000;
+
+/*
+ * Filter cost. Every filter primitive does work for each pixel of its region, some of it
+ * multiplied by an attribute (octaves, radius, kernel order), and a browser redoes that work on
+ * every repaint of the page. These limits are static, checked by the pure policy, rather than a
+ * timed trial rasterization: the browser and the server must give the same verdict, and a figure
+ * must not pass or fail on replay depending on how busy the machine is.
+ */
+
+/** Most filter primitives (children of `<filter>`) in one figure. */
+export const SVG_MAX_FILTER_PRIMITIVES = 32;
+
+/**
+ * Largest intrinsic area (width × height, CSS pixels) of a figure that uses filters. A filter's
+ * region is clipped to the canvas, so this bounds the pixels each primitive touches.
+ */
+export const SVG_MAX_FILTERED_AREA = 4_000_000;
+
+/** Largest `numOctaves` of `<feTurbulence>`: each octave is one more noise pass per pixel. */
+export const SVG_MAX_TURBULENCE_OCTAVES = 4;
+
+/**
+ * Largest `radius` of `<feMorphology>` (each axis, user units): the work per pixel grows with it.
+ * A transform that enlarges the filtered content enlarges the radius in pixels too; the filtered
+ * area limit keeps such a figure's canvas small, but this is the loosest of these bounds.
+ */
+export const SVG_MAX_MORPHOLOGY_RADIUS = 16;
+
+/** Largest `order` of `<feConvolveMatrix>` (each axis): order² multiplications per pixel. */
+export const SVG_MAX_CONVOLVE_ORDER = 5;

@@ -28,6 +28,7 @@ import {
   cssValueReferences
 } from './css';
 import { intrinsicSize } from './dimensions';
+import { FilterBudget } from './filters';
 import { SVG_MAX_BYTES, SVG_MAX_DEPTH, SVG_MAX_NODES } from './limits';
 import { checkScriptUrl, localReference } from './references';
 import type { SvgCheck, SvgFigureInfo } from './result';
@@ -55,6 +56,20 @@ export function utf8Length(text: string): number {
     }
   }
   return bytes;
+}
+
+/** Elements whose text resvg lays out as glyphs (title, desc and style are not drawn). */
+const DRAWN_TEXT = new Set(['text', 'tspan', 'textPath']);
+
+/** Characters that become glyphs: everything but white space, counted by code point. */
+function glyphCount(text: string): number {
+  let count = 0;
+  for (const c of text) {
+    if (c.trim() !== '') {
+      count++;
+    }
+  }
+  return count;
 }
 
 /** Marker properties instantiate the marker at every vertex rather than once. */
@@ -177,6 +192,7 @@ function walk(svg: string): SvgFigureInfo {
   let elements = 0;
   let totalVertices = 0;
   let sheet: string[] | undefined;
+  const filters = new FilterBudget();
 
   parser.on('doctype', () =>
     refuse(
@@ -204,6 +220,10 @@ function walk(svg: string): SvgFigureInfo {
   });
   const onText = (text: string): void => {
     sheet?.push(text);
+    const frame = stack[stack.length - 1];
+    if (frame && DRAWN_TEXT.has(frame.local)) {
+      frame.node.text += glyphCount(text);
+    }
   };
   parser.on('text', onText);
   parser.on('cdata', onText);
@@ -223,8 +243,9 @@ function walk(svg: string): SvgFigureInfo {
       refuse('element', 'SVG <style> contains an element; put only CSS text inside <style>');
     }
     checkElementName(tag, root === undefined);
+    filters.element(tag.local, parent?.local, tag.attributes);
     const vertices = GEOMETRY_ELEMENTS.has(tag.local) ? vertexCount(tag.attributes) : 2;
-    const node: SvgElementNode = { name: tag.local, children: [], refs: [] };
+    const node: SvgElementNode = { name: tag.local, children: [], refs: [], text: 0 };
     for (const attribute of Object.values(tag.attributes)) {
       node.refs.push(...checkAttribute(tag.name, attribute, vertices));
     }
@@ -277,8 +298,9 @@ function walk(svg: string): SvgFigureInfo {
     rootAttributes.height?.value,
     rootAttributes.viewBox?.value
   );
+  filters.canvas(size.width, size.height);
   // A rule may match every shape, so a marker set by a sheet repeats at every vertex.
-  const nodes = measureTree({
+  const { nodes } = measureTree({
     root,
     ids,
     sheetRefs: sheetRefs.map(ref => referenceTimes(ref, totalVertices))

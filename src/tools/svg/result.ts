@@ -29,6 +29,8 @@ export type SvgRejectionKind =
   | 'dimensions'
   | 'complexity'
   | 'depth'
+  | 'text'
+  | 'filter-cost'
   | 'element'
   | 'attribute'
   | 'unreadable';

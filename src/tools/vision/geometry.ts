@@ -10,7 +10,14 @@ import { z } from 'zod';
 
 import { PALETTE, parseMarkAddress, type Colour } from './address';
 import { VisionError } from './errors';
-import { markBounds, placeAddress, type Mark, type PictureSize, type VisionRecord } from './record';
+import {
+  markBounds,
+  MAX_MARKS,
+  placeAddress,
+  type Mark,
+  type PictureSize,
+  type VisionRecord
+} from './record';
 
 /** The one cap on every view's largest side, in view pixels: maps, close-ups and sheets alike. */
 export const MAX_VIEW_SIDE = 1024;
@@ -31,20 +38,20 @@ export const MAX_ZOOM = 8;
 export const SHEET_LABEL_HEIGHT = 18;
 export const SHEET_GAP = 4;
 
-const coverField = z.array(z.enum(PALETTE)).optional();
+const coverField = z.array(z.enum(PALETTE)).max(PALETTE.length).optional();
 
 /** What a view shows. Plain JSON: the browser sends it to the figure server's `render` route. */
 export const ViewSpec = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('map'), cover: coverField }),
   z.strictObject({
     kind: z.literal('marks'),
-    ids: z.array(z.number().int()).min(1),
+    ids: z.array(z.number().int()).min(1).max(MAX_MARKS),
     cover: coverField
   }),
-  z.strictObject({ kind: z.literal('closeup'), at: z.string(), cover: coverField }),
+  z.strictObject({ kind: z.literal('closeup'), at: z.string().max(100), cover: coverField }),
   z.strictObject({
     kind: z.literal('sheet'),
-    at: z.array(z.string()).min(1).max(MAX_SHEET_TILES),
+    at: z.array(z.string().max(100)).min(1).max(MAX_SHEET_TILES),
     cover: coverField
   })
 ]);
@@ -190,12 +197,20 @@ export function viewGeometry(
       return { kind: 'map', width: pane.width, height: pane.height, panes: [pane], cover };
     }
     case 'marks': {
-      const bounds = spec.ids.map(id => markBounds(findMark(record, id, 'marks view')));
+      // A loop, not Math.min(...spread): a spread of many ids overflows the call stack.
+      const union = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+      for (const id of spec.ids) {
+        const b = markBounds(findMark(record, id, 'marks view'));
+        union.x0 = Math.min(union.x0, b.x0);
+        union.y0 = Math.min(union.y0, b.y0);
+        union.x1 = Math.max(union.x1, b.x1);
+        union.y1 = Math.max(union.y1, b.y1);
+      }
       const extent: Region = {
-        x0: Math.max(0, Math.min(...bounds.map(b => b.x0))),
-        y0: Math.max(0, Math.min(...bounds.map(b => b.y0))),
-        x1: Math.min(size.width, Math.max(...bounds.map(b => b.x1))),
-        y1: Math.min(size.height, Math.max(...bounds.map(b => b.y1)))
+        x0: Math.max(0, union.x0),
+        y0: Math.max(0, union.y0),
+        x1: Math.min(size.width, union.x1),
+        y1: Math.min(size.height, union.y1)
       };
       const region = regionAround(extent, closeupMinSide(size), size, 0.1);
       const pane = singlePane(region, MAX_VIEW_SIDE, MAX_ZOOM);

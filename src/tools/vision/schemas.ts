@@ -7,6 +7,26 @@
 import { z } from 'zod';
 
 import { PALETTE } from './address';
+import { MAX_SHEET_TILES } from './geometry';
+import { MAX_CAPTION_LENGTH } from './record';
+
+/*
+ * Every array a model may send has a named maximum, so one call cannot make a result text, a
+ * record or a view out of proportion (10 000 update operations made a 390 KB result bound for
+ * the notebook). Larger jobs take several calls.
+ */
+
+/** Most marks one `vision_mark` call adds. */
+export const MAX_MARKS_PER_CALL = 100;
+
+/** Most operations one `vision_update` call applies. */
+export const MAX_UPDATE_OPS = 100;
+
+/** Most addresses one `vision_show` call looks at: the tiles of one sheet. */
+export const MAX_SHOW_ADDRESSES = MAX_SHEET_TILES;
+
+/** Most colours one `cover` names: each palette colour once. */
+export const MAX_COVER_COLOURS = PALETTE.length;
 
 const imageField = z
   .string()
@@ -52,11 +72,18 @@ export const VisionMarkInput = z.strictObject({
           .describe(
             'Point radius in original pixels (points only; default 2 % of the shorter side).'
           ),
-        caption: z.string().optional().describe('Short text kept with the mark.'),
+        caption: z
+          .string()
+          .max(MAX_CAPTION_LENGTH)
+          .optional()
+          .describe('Short text kept with the mark.'),
         colour: colourField.optional()
       })
     )
     .min(1)
+    .max(MAX_MARKS_PER_CALL, {
+      message: `at most ${MAX_MARKS_PER_CALL} marks per call; add the rest in further vision_mark calls`
+    })
     .describe('Marks to add, numbered in the order given after the highest number used so far.'),
   view: z
     .enum(['map', 'marks', 'none'])
@@ -75,12 +102,15 @@ export const VisionUpdateInput = z.strictObject({
       z.strictObject({
         mark: z.number().int().positive().describe('Number of the mark to change.'),
         at: positionField.optional().describe('Move to "x,y" (point) or "x0,y0,x1,y1" (box).'),
-        caption: z.string().optional(),
+        caption: z.string().max(MAX_CAPTION_LENGTH).optional(),
         colour: colourField.optional(),
         remove: z.literal(true).optional().describe('Remove the mark (its number is not reused).')
       })
     )
     .min(1)
+    .max(MAX_UPDATE_OPS, {
+      message: `at most ${MAX_UPDATE_OPS} operations per call; apply the rest in further vision_update calls`
+    })
     .describe('Operations applied in order, all or nothing.')
 });
 export type VisionUpdateInput = z.infer<typeof VisionUpdateInput>;
@@ -89,13 +119,17 @@ export type VisionUpdateInput = z.infer<typeof VisionUpdateInput>;
 export const VisionShowInput = z.strictObject({
   image: imageField,
   at: z
-    .array(z.string())
+    .array(z.string().max(100))
+    .max(MAX_SHOW_ADDRESSES, {
+      message: `at most ${MAX_SHOW_ADDRESSES} addresses per call (one sheet); show the rest in another call`
+    })
     .optional()
     .describe(
       'Nothing: the whole picture. One address ("#17", "640,480" or "120,240,360,520"): a close-up with a crosshair on it. Several: a sheet of close-ups.'
     ),
   cover: z
     .array(z.enum(PALETTE))
+    .max(MAX_COVER_COLOURS, { message: 'name each colour once' })
     .optional()
     .describe('Paint out the marks of these colours, hiding what lies under them.')
 });
