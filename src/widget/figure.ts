@@ -4,7 +4,7 @@
  * is checked again before it is shown; one that fails is an ordinary failed card with the reason.
  */
 import { checkSvgPolicy, figureFromCall, svgDataUri } from '../tools/svg';
-import { renderToolCard, type CardRenderer } from './card-renderers';
+import { insertButton, renderToolCard, type CardRenderer } from './card-renderers';
 
 /** The figure element for an SVG and its caption. */
 export function renderFigure(
@@ -56,5 +56,9 @@ export const presentSvgCard: CardRenderer = (card, context) => {
     context.trans.__('Click to open larger')
   );
   element.dataset.callId = card.call.id;
+  const insert = insertButton(context, card.call.id);
+  if (insert) {
+    element.append(insert);
+  }
   return element;
 };

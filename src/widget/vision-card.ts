@@ -16,7 +16,12 @@ import {
   type RenderAnswer,
   type VisionPlan
 } from '../tools/vision';
-import { renderToolCard, type CardRenderContext, type CardRenderer } from './card-renderers';
+import {
+  insertButton,
+  renderToolCard,
+  type CardRenderContext,
+  type CardRenderer
+} from './card-renderers';
 
 const inFlight = new WeakMap<object, Set<string>>();
 
@@ -100,7 +105,7 @@ export const visionCard: CardRenderer = (card, context) => {
     notice.textContent = problem;
     element.append(notice);
   } else if (views) {
-    for (const view of views) {
+    views.forEach((view, index) => {
       const figure = document.createElement('figure');
       figure.className = 'jp-FigureChat-figure jp-FigureChat-visionView';
       const img = document.createElement('img');
@@ -115,8 +120,12 @@ export const visionCard: CardRenderer = (card, context) => {
       caption.className = 'jp-FigureChat-figure-caption';
       caption.textContent = view.caption;
       figure.append(img, caption);
+      const insert = insertButton(context, card.call.id, index);
+      if (insert) {
+        figure.append(insert);
+      }
       element.append(figure);
-    }
+    });
   } else if (card.result?.picture) {
     const pending = document.createElement('div');
     pending.className = 'jp-FigureChat-vision-pending';
