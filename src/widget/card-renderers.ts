@@ -7,6 +7,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 
 import type { ToolCard } from '../chat/cards';
 import type { Conversation } from '../chat/conversation';
+import type { VisionViews } from '../chat/vision-views';
 
 /** What a card renderer gets. */
 export interface CardRenderContext {
@@ -14,6 +15,8 @@ export interface CardRenderContext {
   readonly conversation: Conversation;
   /** The notebook of the conversation, or null once it is closed. */
   notebook(): INotebookModel | null;
+  /** The views of the conversation's vision calls (read only). */
+  readonly views: VisionViews;
   /** POST to a figure-server route. */
   request<T>(route: string, body: unknown, signal?: AbortSignal): Promise<T>;
   /** Open an image larger in a main-area tab. */
