@@ -9,7 +9,6 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { requestFigureServer } from './chat/figure-server';
 import { PictureNotFoundError, pictureRequest, type PictureRequest } from './chat/tools/pictures';
-import { createLargerView } from './widget/larger-view';
 // Needed at activation: the factory must be registered before any notebook renders its outputs.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { FIGURE_OUTPUT_RANK, figureOutputRendererFactory } from './widget/mime-renderer';
@@ -58,9 +57,11 @@ export const figureOutputPlugin: JupyterFrontEndPlugin<void> = {
         request: (route, body, signal) => requestFigureServer(route, body, signal),
         picture: address => findPicture(tracker, address),
         openViewer: (src, title) => {
-          const widget = createLargerView(src, title);
-          app.shell.add(widget, 'main');
-          app.shell.activateById(widget.id);
+          void import('./widget/larger-view').then(({ createLargerView }) => {
+            const widget = createLargerView(src, title, trans);
+            app.shell.add(widget, 'main');
+            app.shell.activateById(widget.id);
+          });
         }
       }),
       FIGURE_OUTPUT_RANK

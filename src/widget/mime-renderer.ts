@@ -214,6 +214,7 @@ export async function renderFigureOutput(
   }
   const element = figureElement(svgDataUri(svg), bundle.alt, services);
   element.classList.add('jp-FigureChat-output-mod-svg');
+  element.querySelector('img')?.classList.add('jp-FigureChat-figure-image-mod-svg');
   return element;
 }
 

@@ -11,6 +11,7 @@ import {
   type CardRenderContext,
   type CardRenderer
 } from './card-renderers';
+import { watchScale } from './figure';
 
 function viewFigure(
   view: ToolImage,
@@ -32,6 +33,7 @@ function viewFigure(
   caption.className = 'jp-FigureChat-figure-caption';
   caption.textContent = view.caption;
   figure.append(img, caption);
+  watchScale(figure, img, context.trans.__('click to open larger'));
   const insert = insertButton(context, callId, index);
   if (insert) {
     figure.append(insert);

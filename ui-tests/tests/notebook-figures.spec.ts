@@ -181,3 +181,88 @@ test('bundle outputs render re-checked, and fall back to the stored PNG when the
   await expect(fallback.locator('.jp-FigureChat-output-notice')).toContainText('gone.png is gone');
   await expect(fallback.locator('img')).toHaveAttribute('src', `data:image/png;base64,${PICTURE}`);
 });
+
+test('the viewer fits to width, zooms with buttons and the wheel, and downloads PNG and SVG', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/viewer.ipynb`;
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  await openChat(page);
+  await ask(page, '[script:svg] draw the stages');
+  await chat(page).locator('.jp-FigureChat-figure-image').last().click();
+  const viewer = page.locator('.jp-FigureChat-viewer:visible');
+  await expect(viewer).toHaveAttribute('data-zoom', /\d/);
+  const zoom = async (): Promise<number> => Number(await viewer.getAttribute('data-zoom'));
+  const fitted = await zoom();
+  const sizes = await viewer.evaluate(node => ({
+    image: (node.querySelector('img') as HTMLImageElement).getBoundingClientRect().width,
+    tab: node.clientWidth
+  }));
+  expect(sizes.image).toBeGreaterThan(sizes.tab - 40);
+  expect(sizes.image).toBeLessThanOrEqual(sizes.tab);
+
+  const toolbar = page.locator('.jp-FigureChat-viewerPanel:visible .jp-Toolbar');
+  await toolbar.locator('.jp-ToolbarButtonComponent', { hasText: /^\+$/ }).click();
+  await expect.poll(zoom).toBeCloseTo(fitted * 1.25, 2);
+  await viewer.hover();
+  await page.mouse.wheel(0, -120);
+  await expect.poll(zoom).toBeCloseTo(fitted * 1.25 * 1.25, 2);
+  await toolbar.locator('.jp-ToolbarButtonComponent', { hasText: '1:1' }).click();
+  await expect.poll(zoom).toBe(1);
+  // A figure stays vector at every zoom: the viewer shows the SVG itself.
+  await expect(viewer.locator('img')).toHaveAttribute('src', /^data:image\/svg\+xml,/);
+  await expect(viewer.locator('.jp-FigureChat-viewer-status')).toContainText('vector');
+
+  const [png] = await Promise.all([
+    page.waitForEvent('download'),
+    toolbar.locator('.jp-ToolbarButtonComponent', { hasText: 'PNG' }).click()
+  ]);
+  expect(png.suggestedFilename()).toMatch(/\.png$/);
+  const pngBytes = readFileSync(await png.path());
+  expect(pngBytes.subarray(1, 4).toString()).toBe('PNG');
+  // Drawn at twice the figure's size (360×120), so it stays sharp.
+  expect(pngBytes.readUInt32BE(16)).toBe(720);
+  const [svg] = await Promise.all([
+    page.waitForEvent('download'),
+    toolbar.locator('.jp-ToolbarButtonComponent', { hasText: 'SVG' }).click()
+  ]);
+  expect(svg.suggestedFilename()).toMatch(/\.svg$/);
+  expect(readFileSync(await svg.path(), 'utf8')).toBe(FIGURE);
+});
+
+test('in the dark theme a transparent figure gets a light backing, the figure unchanged', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/dark.ipynb`;
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  await openChat(page);
+  await ask(page, '[script:svg] draw the stages');
+  await page.theme.setDarkTheme();
+  await expect(page.locator('body')).toHaveAttribute('data-jp-theme-light', 'false');
+  const image = chat(page).locator('.jp-FigureChat-figure-image').last();
+  await expect(image).toHaveAttribute('src', /^data:image\/svg\+xml,/);
+  const shot = (await image.screenshot()).toString('base64');
+  // The figure's top-left corner is transparent: what shows there is the backing.
+  const corner = await page.evaluate(async data => {
+    const picture = new Image();
+    picture.src = `data:image/png;base64,${data}`;
+    await picture.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = picture.naturalWidth;
+    canvas.height = picture.naturalHeight;
+    const context = canvas.getContext('2d') as CanvasRenderingContext2D;
+    context.drawImage(picture, 0, 0);
+    return Array.from(context.getImageData(2, 2, 1, 1).data);
+  }, shot);
+  expect(Math.min(corner[0], corner[1], corner[2])).toBeGreaterThan(200);
+  // The dark text of the figure is still dark on it (the figure is not recoloured).
+  const page_ = await chat(page)
+    .locator('.jp-FigureChat-figure')
+    .last()
+    .evaluate(node => getComputedStyle(node).backgroundColor);
+  expect(page_).not.toBe('rgb(255, 255, 255)');
+});
