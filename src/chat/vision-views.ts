@@ -21,10 +21,11 @@ import {
   planVisionCall,
   recordFor,
   VisionFold,
-  type RenderAnswer,
   type VisionPlan
 } from '../tools/vision';
+import type { RenderAnswer } from '../tools/wire';
 import type { Conversation } from './conversation';
+import { FigureClient } from './figure-client';
 import { pictureRequest } from './tools/pictures';
 
 /** What a card shows for a vision call. */
@@ -79,12 +80,14 @@ export class VisionViews implements IDisposable {
   private _folds = 0;
   /** The last bytes sent per `cell:` picture, so unchanged bytes are sent once per version. */
   private readonly _sent = new Map<string, { data: string; sha256: string }>();
+  private readonly _client: FigureClient;
   private _isDisposed = false;
 
   constructor(
     private readonly _conversation: Conversation,
     private readonly _options: VisionViewsOptions
   ) {
+    this._client = new FigureClient(_options.request);
     _conversation.changed.connect(this._onChanged, this);
     this._onChanged();
   }
@@ -226,22 +229,18 @@ export class VisionViews implements IDisposable {
   private async _render(job: Job, signal: AbortSignal): Promise<RenderAnswer> {
     const { address, sha256 } = job.picture;
     const picture = pictureRequest(this._options.notebook(), address);
-    const body = { expectSha256: sha256, views: job.plan.views, record: job.plan.record };
+    const body = { expectSha256: sha256, views: [...job.plan.views], record: job.plan.record };
     const sent = this._sent.get(address);
     if (picture.data !== undefined && sent?.data === picture.data && sent.sha256 === sha256) {
       try {
-        return await this._options.request<RenderAnswer>('render', { address, ...body }, signal);
+        return await this._client.call('render', { address, ...body }, signal);
       } catch (error) {
         if ((error as { status?: unknown }).status !== 428) {
           throw error;
         }
       }
     }
-    const answer = await this._options.request<RenderAnswer>(
-      'render',
-      { ...picture, ...body },
-      signal
-    );
+    const answer = await this._client.call('render', { ...picture, ...body }, signal);
     if (picture.data !== undefined) {
       this._sent.set(address, { data: picture.data, sha256: answer.picture.sha256 });
     }

@@ -12,3 +12,4 @@ export * from './vision';
 export * from './bundle';
 export * from './pin';
 export * from './pin-source';
+export * from './wire';

@@ -9,11 +9,11 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
+import { FigureClient } from '../chat/figure-client';
 import type { PictureRequest } from '../chat/tools/pictures';
 import { FIGURE_MIME, parseOutputBundle, type VisionBundle } from '../tools/bundle';
 import { viewSpecOf } from '../tools/pin';
 import { checkSvgPolicy, svgDataUri } from '../tools/svg';
-import type { RenderAnswer } from '../tools/vision';
 
 /** Lower ranks win: below `image/svg+xml` (80) and `image/png` (90), so the bundle is chosen. */
 export const FIGURE_OUTPUT_RANK = 20;
@@ -28,9 +28,6 @@ export interface FigureOutputServices {
   /** Open a picture in the viewer. */
   openViewer(src: string, title: string): void;
 }
-
-/** What `check-svg` answers. */
-type CheckSvgAnswer = { ok: true } | { ok: false; error: { kind: string; message: string } };
 
 function text(value: unknown): string | undefined {
   if (typeof value === 'string') {
@@ -119,7 +116,7 @@ async function renderVision(
   }
   const address = bundle.picture.address;
   try {
-    const answer = await services.request<RenderAnswer>(
+    const answer = await new FigureClient(services.request).call(
       'render',
       {
         ...services.picture(address),
@@ -192,7 +189,7 @@ export async function renderFigureOutput(
     );
   }
   try {
-    const answer = await services.request<CheckSvgAnswer>('check-svg', { svg }, signal);
+    const answer = await new FigureClient(services.request).call('check-svg', { svg }, signal);
     if (!answer.ok) {
       return fallback(
         data,
