@@ -21,7 +21,8 @@ import {
   planVisionCall,
   recordFor,
   VisionFold,
-  type VisionPlan
+  type VisionPlan,
+  type VisionRecord
 } from '../tools/vision';
 import type { RenderAnswer } from '../tools/wire';
 import type { Conversation } from './conversation';
@@ -36,7 +37,12 @@ export type ViewsState =
   | { readonly kind: 'none' }
   /** Queued or being drawn. */
   | { readonly kind: 'rendering' }
-  | { readonly kind: 'ready'; readonly views: ReadonlyArray<ToolImage> }
+  | {
+      readonly kind: 'ready';
+      readonly views: ReadonlyArray<ToolImage>;
+      /** The record the views show (for people's captions: each mark's colour and caption). */
+      readonly record: VisionRecord;
+    }
   /** Why the views cannot be shown (a changed or missing picture), with the text record. */
   | { readonly kind: 'problem'; readonly message: string };
 
@@ -182,7 +188,7 @@ export class VisionViews implements IDisposable {
     if (!plan.views.length) {
       this._set(callId, { kind: 'none' });
     } else if (live) {
-      this._set(callId, { kind: 'ready', views: live });
+      this._set(callId, { kind: 'ready', views: live, record: plan.record });
     } else {
       this._set(callId, { kind: 'rendering' });
       this._queue.push({ callId, plan, picture: message.picture });
@@ -202,7 +208,11 @@ export class VisionViews implements IDisposable {
         try {
           const answer = await this._render(job, signal);
           if (!signal.aborted) {
-            this._set(job.callId, { kind: 'ready', views: answer.views });
+            this._set(job.callId, {
+              kind: 'ready',
+              views: answer.views,
+              record: job.plan.record
+            });
           }
         } catch (error) {
           if (signal.aborted) {

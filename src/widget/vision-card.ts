@@ -5,6 +5,7 @@
  * wrong view, and a call with no views is simply its card.
  */
 import type { ToolImage } from '../tools/registry';
+import type { VisionRecord } from '../tools/vision';
 import {
   insertButton,
   renderToolCard,
@@ -12,9 +13,11 @@ import {
   type CardRenderer
 } from './card-renderers';
 import { watchScale } from './figure';
+import { renderViewCaption } from './view-caption';
 
 function viewFigure(
   view: ToolImage,
+  record: VisionRecord,
   index: number,
   callId: string,
   context: CardRenderContext
@@ -24,15 +27,20 @@ function viewFigure(
   const img = document.createElement('img');
   img.className = 'jp-FigureChat-figure-image';
   img.src = `data:image/png;base64,${view.png}`;
-  img.alt = view.caption;
   img.width = view.width;
   img.height = view.height;
   img.title = context.trans.__('Click to open full size');
   img.addEventListener('click', () => context.openLarger(img.src, view.caption));
-  const caption = document.createElement('figcaption');
-  caption.className = 'jp-FigureChat-figure-caption';
-  caption.textContent = view.caption;
-  figure.append(img, caption);
+  img.alt = renderViewCaption(view.caption, record).textContent ?? view.caption;
+  // What the model read (address, region, sizes) stays available, folded away.
+  const details = document.createElement('details');
+  details.className = 'jp-FigureChat-viewDetails';
+  const summary = document.createElement('summary');
+  summary.textContent = context.trans.__('Details');
+  const raw = document.createElement('code');
+  raw.textContent = view.caption;
+  details.append(summary, raw);
+  figure.append(img, renderViewCaption(view.caption, record), details);
   watchScale(figure, img, context.trans.__('click to open larger'));
   const insert = insertButton(context, callId, index);
   if (insert) {
@@ -65,7 +73,7 @@ export const visionCard: CardRenderer = (card, context) => {
     }
     case 'ready':
       state.views.forEach((view, index) =>
-        element.append(viewFigure(view, index, card.call.id, context))
+        element.append(viewFigure(view, state.record, index, card.call.id, context))
       );
       break;
     case 'problem': {

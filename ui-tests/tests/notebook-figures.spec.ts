@@ -203,13 +203,13 @@ test('the viewer fits to width, zooms with buttons and the wheel, and downloads 
   expect(sizes.image).toBeGreaterThan(sizes.tab - 40);
   expect(sizes.image).toBeLessThanOrEqual(sizes.tab);
 
-  const toolbar = page.locator('.jp-FigureChat-viewerPanel:visible .jp-Toolbar');
-  await toolbar.locator('.jp-ToolbarButtonComponent', { hasText: /^\+$/ }).click();
+  const toolbar = page.locator('.jp-FigureChat-viewerPanel:visible');
+  await toolbar.getByRole('button', { name: '+', exact: true }).click();
   await expect.poll(zoom).toBeCloseTo(fitted * 1.25, 2);
   await viewer.hover();
   await page.mouse.wheel(0, -120);
   await expect.poll(zoom).toBeCloseTo(fitted * 1.25 * 1.25, 2);
-  await toolbar.locator('.jp-ToolbarButtonComponent', { hasText: '1:1' }).click();
+  await toolbar.getByRole('button', { name: '1:1', exact: true }).click();
   await expect.poll(zoom).toBe(1);
   // A figure stays vector at every zoom: the viewer shows the SVG itself.
   await expect(viewer.locator('img')).toHaveAttribute('src', /^data:image\/svg\+xml,/);
@@ -217,7 +217,7 @@ test('the viewer fits to width, zooms with buttons and the wheel, and downloads 
 
   const [png] = await Promise.all([
     page.waitForEvent('download'),
-    toolbar.locator('.jp-ToolbarButtonComponent', { hasText: 'PNG' }).click()
+    toolbar.getByRole('button', { name: 'PNG', exact: true }).click()
   ]);
   expect(png.suggestedFilename()).toMatch(/\.png$/);
   const pngBytes = readFileSync(await png.path());
@@ -226,7 +226,7 @@ test('the viewer fits to width, zooms with buttons and the wheel, and downloads 
   expect(pngBytes.readUInt32BE(16)).toBe(720);
   const [svg] = await Promise.all([
     page.waitForEvent('download'),
-    toolbar.locator('.jp-ToolbarButtonComponent', { hasText: 'SVG' }).click()
+    toolbar.getByRole('button', { name: 'SVG', exact: true }).click()
   ]);
   expect(svg.suggestedFilename()).toMatch(/\.svg$/);
   expect(readFileSync(await svg.path(), 'utf8')).toBe(FIGURE);
@@ -259,10 +259,10 @@ test('in the dark theme a transparent figure gets a light backing, the figure un
     return Array.from(context.getImageData(2, 2, 1, 1).data);
   }, shot);
   expect(Math.min(corner[0], corner[1], corner[2])).toBeGreaterThan(200);
-  // The dark text of the figure is still dark on it (the figure is not recoloured).
-  const page_ = await chat(page)
+  // Only the picture gets the backing; the card around it keeps the dark theme.
+  const card = await chat(page)
     .locator('.jp-FigureChat-figure')
     .last()
     .evaluate(node => getComputedStyle(node).backgroundColor);
-  expect(page_).not.toBe('rgb(255, 255, 255)');
+  expect(card).not.toBe('rgb(255, 255, 255)');
 });
