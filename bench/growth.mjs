@@ -114,5 +114,7 @@ for (const target of [1024, 4096, 16384, 65000]) {
     'growth / svg': (growth / Buffer.byteLength(svg)).toFixed(2)
   });
 }
-console.log('\nper pinned figure (Insert into notebook): PNG fallback + the SVG once more + bundle');
+console.log(
+  '\nper pinned figure (Insert into notebook): PNG fallback + the SVG once more + bundle'
+);
 console.table(pinRows);
