@@ -266,3 +266,29 @@ test('in the dark theme a transparent figure gets a light backing, the figure un
     .evaluate(node => getComputedStyle(node).backgroundColor);
   expect(card).not.toBe('rgb(255, 255, 255)');
 });
+
+test('vision calls without views (vision_list, view "none") complete, live and replayed', async ({
+  page,
+  tmpPath
+}) => {
+  const picture = `${tmpPath}/quiet.png`;
+  await uploadPicture(page, picture);
+  const path = `${tmpPath}/quiet.ipynb`;
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  await openChat(page);
+  await ask(page, `[script:vision-quiet] mark quietly path=${picture}`);
+  const cards = chat(page).locator('.jp-FigureChat-vision');
+  await expect(cards).toHaveCount(2);
+  await expect(cards.nth(0)).toHaveAttribute('data-views', 'none');
+  await expect(cards.nth(1)).toHaveAttribute('data-views', 'none');
+  await expect(chat(page).locator('.jp-FigureChat-vision-pending')).toHaveCount(0);
+
+  await saveAndCloseAll(page);
+  await reloadLab(page);
+  await openNotebook(page, path);
+  await openChat(page);
+  await expect(cards).toHaveCount(2);
+  await expect(cards.nth(1)).toHaveAttribute('data-views', 'none');
+  await expect(chat(page).locator('.jp-FigureChat-vision-pending')).toHaveCount(0);
+});
