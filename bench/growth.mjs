@@ -6,6 +6,7 @@
  * Run: node bench/growth.mjs
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -79,3 +80,41 @@ console.table(rows);
 console.log(
   'one copy of the SVG per call: growth = svg + JSON escaping of its quotes and newlines + envelope'
 );
+
+/*
+ * Growth per pinned figure ("Insert into notebook"): one Markdown cell built by the same
+ * `pinnedCell` the command uses, holding the PNG fallback (drawn here by resvg at the figure's
+ * size over white, as the browser's canvas draws it), the SVG once more (the pinned copy), the
+ * bundle and the cell envelope.
+ */
+const require = createRequire(import.meta.url);
+const tools = require(join(top, 'dist', 'tools.cjs'));
+const { Resvg } = require('@resvg/resvg-js');
+const pinRows = [];
+for (const target of [1024, 4096, 16384, 65000]) {
+  const svg = figureOf(target);
+  const png = new Resvg(svg, { background: 'white' }).render().asPng().toString('base64');
+  const cell = tools.pinnedCell({
+    bundle: tools.figureBundle('A benchmark figure', { message: 'a-bench', call: 'c-bench' }),
+    png,
+    text: 'A benchmark figure',
+    svg
+  });
+  const before = write(notebook);
+  const pinned = structuredClone(notebook);
+  pinned.cells = [...pinned.cells, { id: 'pinned-bench', ...cell }];
+  const growth = write(pinned) - before;
+  const svgStored = Buffer.byteLength(JSON.stringify(svg)) - 2;
+  pinRows.push({
+    svg_bytes: Buffer.byteLength(svg),
+    growth_bytes: growth,
+    png_base64: png.length,
+    svg_as_json: svgStored,
+    envelope: growth - png.length - svgStored,
+    'growth / svg': (growth / Buffer.byteLength(svg)).toFixed(2)
+  });
+}
+console.log(
+  '\nper pinned figure (Insert into notebook): PNG fallback + the SVG once more + bundle'
+);
+console.table(pinRows);

@@ -95,26 +95,70 @@ describe('exportMarkdown', () => {
     expect(markdown).not.toMatch(
       /<\/?tool_call>|function_calls|<\/?invoke|<\/?parameter|\uff5cDSML\uff5c/
     );
-    expect(markdown).toContain('## Assistant\n\nHere it is.\n\n**Figure:**');
+    expect(markdown).toContain('**Assistant:**\n\nHere it is.\n\n**Figure:**');
     expect(markdown).toContain('Done. A stray  tag.');
   });
 
-  it('keeps the order of the conversation and names unreadable entries', () => {
-    const headings = markdown.match(/^## \w+/gm);
-    expect(headings).toEqual([
-      '## User',
-      '## Assistant',
-      '## Assistant',
-      '## User',
-      '## Assistant',
-      '## Assistant'
+  it('keeps the order of the conversation, one heading per turn, and names unreadable entries', () => {
+    const headings = markdown.match(/^#+ .*/gm);
+    expect(headings).toEqual(['# Figure Chat conversation', '## Turn 1', '## Turn 2']);
+    const speakers = markdown.match(/^\*\*(User|Assistant):\*\*$/gm);
+    expect(speakers).toEqual([
+      '**User:**',
+      '**Assistant:**',
+      '**Assistant:**',
+      '**User:**',
+      '**Assistant:**',
+      '**Assistant:**'
     ]);
     expect(
       markdown.startsWith(
-        '# Figure Chat conversation\n\n## User\n\nSketch the pipeline\n\nAttached: `cell:abc/0`'
+        '# Figure Chat conversation\n\n## Turn 1\n\n**User:**\n\nSketch the pipeline\n\nAttached: `cell:abc/0`'
       )
     ).toBe(true);
     expect(markdown).toContain('_(unreadable entry 8: Invalid input at role)_');
     expect(markdown).not.toContain('"bad"');
+  });
+
+  it("moves the model's headings below the turn heading, but not inside code", () => {
+    const text = exportMarkdown({
+      entries: [
+        user('u1', 'Summarise'),
+        assistant('a1', '# Summary\n\n## Details\n\n```md\n# not a heading\n```\n###### deep')
+      ]
+    });
+    expect(text.match(/^#+ .*/gm)).toEqual([
+      '# Figure Chat conversation',
+      '## Turn 1',
+      '### Summary',
+      '#### Details',
+      '# not a heading',
+      '###### deep'
+    ]);
+    expect(text).toContain('```md\n# not a heading\n```');
+  });
+
+  it('shows figures and views as images when their files are given', () => {
+    const text = exportMarkdown(
+      {
+        entries: [
+          user('u1', 'Draw'),
+          assistant('a1', '', [
+            call('c1', 'present_svg', { svg, alt: 'Three [stages]' }),
+            call('c2', 'vision_show', { image: 'p.png' })
+          ]),
+          result('t1', 'c1', 'shown'),
+          result('t2', 'c2', 'Map of p.png')
+        ]
+      },
+      {
+        figure: id => (id === 'c1' ? 'chat assets/figure-001-c1.svg' : undefined),
+        views: id =>
+          id === 'c2' ? [{ path: 'chat assets/view-001-c2-1.png', caption: 'Map' }] : []
+      }
+    );
+    expect(text).toContain('![Three \\[stages\\]](chat%20assets/figure-001-c1.svg)');
+    expect(text).not.toContain('```svg');
+    expect(text).toContain('![Map](chat%20assets/view-001-c2-1.png)');
   });
 });

@@ -8,7 +8,8 @@ import sharp from 'sharp';
 import { createFigureServer } from '../server/app';
 import { HttpError, type RouteContext } from '../server/http';
 import { loadPicture } from '../server/pictures';
-import { renderRoute, renderView } from '../server/render';
+import { renderView } from '../server/render';
+import { renderRoute } from '../server/render-route';
 import type { RenderAnswer } from '../tools/vision';
 import {
   applyMarkArgs,

@@ -12,6 +12,7 @@ import { Conversation } from './conversation';
 import type { ModelTransport } from './model-client';
 import { NotebookTranscriptStore } from './persistence';
 import type { ChatToolHost } from './tools/host';
+import { VisionViews } from './vision-views';
 
 /** What every session shares. */
 export interface SessionServices {
@@ -24,6 +25,8 @@ export interface SessionServices {
 /** A notebook's chat session. */
 export class ChatSession implements IDisposable {
   readonly conversation = new Conversation();
+  /** The views of the conversation's vision calls (cards read them). */
+  readonly visionViews: VisionViews;
   private readonly _store: NotebookTranscriptStore;
   private _abort: AbortController | null = null;
   private _imagesRefused = false;
@@ -35,6 +38,10 @@ export class ChatSession implements IDisposable {
     private readonly _services: SessionServices
   ) {
     this._store = new NotebookTranscriptStore(_model, this.conversation);
+    this.visionViews = new VisionViews(this.conversation, {
+      request: (route, body, signal) => this._services.request(route, body, signal),
+      notebook: () => this.notebookModel
+    });
   }
 
   /** Emitted when a turn starts (true) or ends (false). */
@@ -116,6 +123,7 @@ export class ChatSession implements IDisposable {
     this.stop();
     this._store.dispose();
     this._isDisposed = true;
+    this.visionViews.dispose();
     this.conversation.dispose();
     Signal.clearData(this);
   }

@@ -3,9 +3,8 @@
  */
 import { readFile } from 'node:fs/promises';
 
-import { exportMarkdown } from '../tools/export';
 import { parseToolCallsFromText } from '../tools/toolcalls';
-import { loadTranscript, METADATA_KEY } from '../tools/transcript';
+import { exportCommand } from './export-assets';
 import { renderNotebook } from './render-notebook';
 import { parseServeArgs, serve } from './serve';
 import { checkSvgCommand } from './svg';
@@ -15,7 +14,7 @@ const USAGE = `usage: figure-chat <command> …
   serve --socket PATH [--root DIR]       run the figure server (what Jupyter starts)
   check-svg FILE|- [--json]              check an SVG figure (exit 0 valid, 1 rejected)
   parse-calls FILE|-                     the tool calls in a raw model reply, as JSON
-  export NOTEBOOK                        the notebook's conversation as Markdown
+  export NOTEBOOK [--assets DIR]         the conversation as Markdown (pictures as files beside it)
   render NOTEBOOK --out DIR [--root DIR] every figure (SVG) and view (PNG) of a conversation
   --version                              print the version
 `;
@@ -30,13 +29,6 @@ async function readStdin(): Promise<string> {
 
 function readInput(path: string): Promise<string> {
   return path === '-' ? readStdin() : readFile(path, 'utf8');
-}
-
-async function readNotebookTranscript(path: string): Promise<ReturnType<typeof loadTranscript>> {
-  const notebook = JSON.parse(await readFile(path, 'utf8')) as {
-    metadata?: Record<string, unknown>;
-  };
-  return loadTranscript(notebook.metadata?.[METADATA_KEY]);
 }
 
 function fail(message: string, code = 2): number {
@@ -66,13 +58,11 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(parsed, null, 2)}\n`);
       return 0;
     }
-    case 'export': {
-      if (rest.length !== 1) {
-        return fail('export takes one NOTEBOOK');
-      }
-      process.stdout.write(exportMarkdown(await readNotebookTranscript(rest[0])));
-      return 0;
-    }
+    case 'export':
+      return exportCommand(rest, {
+        stdout: t => process.stdout.write(t),
+        stderr: t => process.stderr.write(t)
+      });
     case 'render': {
       const notebook = rest[0];
       const outIndex = rest.indexOf('--out');

@@ -10,31 +10,25 @@ import { join } from 'node:path';
 
 import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js';
 import sharp, { type KernelEnum, type OverlayOptions, type Sharp } from 'sharp';
-import { z } from 'zod';
 
 import {
   describeView,
   drawGeometry,
   FONT_FAMILY,
-  validateRecord,
-  ViewSpec,
   viewGeometry,
   VisionError,
   type Pane,
-  type RenderAnswer,
   type ViewGeometry,
+  type ViewSpec,
   type VisionRecord
 } from '../tools/vision';
 import { GlyphCache } from './glyphs';
-import { HttpError, type JsonRoute } from './http';
-import { badBody, LIMIT_INPUT_PIXELS, loadPicture, pictureInfo, type Picture } from './pictures';
+import { HttpError } from './http';
+import { LIMIT_INPUT_PIXELS, type Picture } from './pictures';
 import { fontDirectory } from './svg-fonts';
 
 /** Renders running at once; more wait their turn, so memory stays bounded under load. */
 export const RENDER_CONCURRENCY = 2;
-
-/** Most views one request may ask for. */
-export const MAX_VIEWS_PER_REQUEST = 8;
 
 /**
  * Pictures up to this many pixels are decoded once for a whole sheet; larger ones are decoded per
@@ -277,52 +271,3 @@ export async function renderView(
     };
   });
 }
-
-const RenderBody = z
-  .object({
-    address: z.string().min(1),
-    data: z.string().optional(),
-    expectSha256: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/)
-      .optional(),
-    view: ViewSpec.optional(),
-    views: z.array(ViewSpec).min(1).max(MAX_VIEWS_PER_REQUEST).optional(),
-    record: z.unknown()
-  })
-  .refine(body => (body.view === undefined) !== (body.views === undefined), {
-    message: 'give exactly one of "view" or "views"'
-  });
-
-/**
- * `POST render { address, data?, expectSha256?, view | views, record }` →
- * `{ views: [{ png (base64), width, height, caption }], picture }`.
- */
-export const renderRoute: JsonRoute = async (body, ctx) => {
-  const parsed = RenderBody.safeParse(body);
-  if (!parsed.success) {
-    throw badBody('render', parsed.error);
-  }
-  const request = parsed.data;
-  const picture = await loadPicture(request, ctx);
-  let record: VisionRecord;
-  try {
-    record = validateRecord(request.record, picture);
-  } catch (error) {
-    throw error instanceof VisionError ? new HttpError(400, error.message, error.code) : error;
-  }
-  if (record.image !== picture.address) {
-    throw new HttpError(
-      400,
-      `render: the record is for ${record.image}, not ${picture.address}.`,
-      'bad-request'
-    );
-  }
-  const specs = request.views ?? (request.view ? [request.view] : []);
-  const views = await Promise.all(specs.map(spec => renderView(picture, spec, record)));
-  const answer: RenderAnswer = {
-    views: views.map(view => ({ ...view, png: view.png.toString('base64') })),
-    picture: pictureInfo(picture)
-  };
-  return { json: answer };
-};

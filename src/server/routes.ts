@@ -6,7 +6,7 @@ import type { JsonRoute, RawRoute } from './http';
 import { modelCancelRoute } from './model-cancel';
 import { modelRoute } from './model-proxy';
 import { pictureInfoRoute } from './pictures';
-import { renderRoute } from './render';
+import { renderRoute } from './render-route';
 import { checkSvgRoute } from './svg';
 
 /** JSON routes, all `POST` (`version`, a `GET`, is answered by the server itself). */

@@ -1,6 +1,9 @@
 /**
- * The conversation as Markdown: user and assistant text, figures as their `alt` plus a fenced
- * `svg` block, other tool calls as readable one-line summaries. No transport markup, no pixels.
+ * The conversation as Markdown: one heading per turn (the model's own headings are moved below
+ * it, so they never collide), user and assistant text, other tool calls as readable one-line
+ * summaries, and no transport markup. Figures are their `alt` plus a fenced `svg` block, so the
+ * Markdown stands alone; with {@link ExportAssets} (pictures written beside the Markdown),
+ * figures and vision views are images that any Markdown preview shows.
  */
 import { figureFromCall } from './svg';
 import { stripTransportMarkup } from './toolcalls';
@@ -24,10 +27,53 @@ function argumentSummary(args: Record<string, unknown>): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
+/** Pictures written beside the Markdown, by call id, as paths relative to the Markdown file. */
+export interface ExportAssets {
+  figure(callId: string): string | undefined;
+  views(callId: string): ReadonlyArray<{ readonly path: string; readonly caption: string }>;
+}
+
+/** Headings inside a turn start at this level (the turn's own heading is `##`). */
+const FIRST_INNER_LEVEL = 3;
+
+/** Move the model's Markdown headings below the turn heading (outside code fences). */
+function demoteHeadings(text: string): string {
+  let fence: string | null = null;
+  return text
+    .split('\n')
+    .map(line => {
+      const opener = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+      if (opener) {
+        if (fence === null) {
+          fence = opener;
+        } else if (opener.startsWith(fence)) {
+          fence = null;
+        }
+        return line;
+      }
+      const heading = fence === null ? /^\s{0,3}(#{1,6})(\s|$)/.exec(line) : null;
+      if (!heading) {
+        return line;
+      }
+      const level = Math.min(6, heading[1].length + FIRST_INNER_LEVEL - 1);
+      return line.replace(heading[1], '#'.repeat(level));
+    })
+    .join('\n');
+}
+
+/** A Markdown image; the alt text on one line, without brackets that would end it. */
+function image(alt: string, path: string): string {
+  const text = alt.replace(/\s+/g, ' ').replace(/([\\[\]])/g, '\\$1');
+  return `![${text}](${path.split('/').map(encodeURIComponent).join('/')})`;
+}
+
 /** Export the readable part of a conversation (unreadable entries are named, not dumped). */
-export function exportMarkdown(transcript: {
-  entries: ReadonlyArray<StoredMessage | UnreadableEntry>;
-}): string {
+export function exportMarkdown(
+  transcript: {
+    entries: ReadonlyArray<StoredMessage | UnreadableEntry>;
+  },
+  assets?: ExportAssets
+): string {
   const results = new Map<string, ToolMessage>();
   for (const entry of transcript.entries) {
     if (entry.role === 'tool') {
@@ -35,18 +81,27 @@ export function exportMarkdown(transcript: {
     }
   }
   const parts: string[] = ['# Figure Chat conversation'];
+  let turn = 0;
+  const startTurn = (): void => {
+    turn += 1;
+    parts.push(`## Turn ${turn}`);
+  };
   for (const entry of transcript.entries) {
     switch (entry.role) {
       case 'user': {
+        startTurn();
         const attachments = entry.attachments?.length
           ? `\n\nAttached: ${entry.attachments.map(a => `\`${a}\``).join(', ')}`
           : '';
-        parts.push(`## User\n\n${entry.content}${attachments}`);
+        parts.push(`**User:**\n\n${demoteHeadings(entry.content)}${attachments}`);
         break;
       }
       case 'assistant': {
-        const lines: string[] = ['## Assistant'];
-        const text = stripTransportMarkup(entry.content).trim();
+        if (turn === 0) {
+          startTurn();
+        }
+        const lines: string[] = ['**Assistant:**'];
+        const text = demoteHeadings(stripTransportMarkup(entry.content).trim());
         if (text) {
           lines.push(text);
         }
@@ -54,12 +109,18 @@ export function exportMarkdown(transcript: {
           const result = results.get(call.id);
           const status = result?.status ?? 'interrupted';
           const figure = status === 'completed' ? figureFromCall(call) : null;
-          if (figure) {
+          const figureFile = figure ? assets?.figure(call.id) : undefined;
+          if (figure && figureFile !== undefined) {
+            lines.push(`**Figure:** ${figure.alt}\n\n${image(figure.alt, figureFile)}`);
+          } else if (figure) {
             const fence = fenceFor(figure.svg);
             lines.push(`**Figure:** ${figure.alt}\n\n${fence}svg\n${figure.svg}\n${fence}`);
           } else {
             const summary = `**Tool \`${call.name}\`** (${status}): \`${argumentSummary(call.arguments)}\``;
             lines.push(result ? `${summary}\n\n${quote(result.content)}` : summary);
+            for (const view of assets?.views(call.id) ?? []) {
+              lines.push(`${image(view.caption, view.path)}\n\n_${view.caption}_`);
+            }
           }
         }
         if (entry.status === 'interrupted') {

@@ -10,3 +10,6 @@ export * from './svg';
 export * from './toolcalls';
 export * from './vision';
 export * from './bundle';
+export * from './pin';
+export * from './pin-source';
+export * from './wire';

@@ -7,6 +7,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 
 import type { ToolCard } from '../chat/cards';
 import type { Conversation } from '../chat/conversation';
+import type { VisionViews } from '../chat/vision-views';
 
 /** What a card renderer gets. */
 export interface CardRenderContext {
@@ -14,10 +15,38 @@ export interface CardRenderContext {
   readonly conversation: Conversation;
   /** The notebook of the conversation, or null once it is closed. */
   notebook(): INotebookModel | null;
+  /** The views of the conversation's vision calls (read only). */
+  readonly views: VisionViews;
   /** POST to a figure-server route. */
   request<T>(route: string, body: unknown, signal?: AbortSignal): Promise<T>;
   /** Open an image larger in a main-area tab. */
   openLarger(src: string, title: string): void;
+  /** Insert a call's figure or view into the notebook, when the insert plugin is active. */
+  insert?: InsertAction;
+}
+
+/** Insert the figure of a call, or one of its views (by index), into the notebook. */
+export type InsertAction = (call: string, view?: number) => void;
+
+/** The "Insert into notebook" button under a figure or view. */
+export function insertButton(
+  context: CardRenderContext,
+  call: string,
+  view?: number
+): HTMLButtonElement | null {
+  const insert = context.insert;
+  if (!insert) {
+    return null;
+  }
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'jp-FigureChat-insert jp-mod-styled';
+  button.textContent = context.trans.__('Insert into notebook');
+  button.title = context.trans.__(
+    'Insert this below the active cell, as a Markdown cell that survives Run All and Clear All Outputs'
+  );
+  button.addEventListener('click', () => insert(call, view));
+  return button;
 }
 
 /**
@@ -85,6 +114,12 @@ export function renderToolCard(
 /** Renderers by tool name. */
 export class CardRendererRegistry {
   private readonly _renderers = new Map<string, CardRenderer>();
+  private _insert: InsertAction | undefined;
+
+  /** Offer "Insert into notebook" on figures and views (set by the insert plugin). */
+  setInsert(insert: InsertAction): void {
+    this._insert = insert;
+  }
 
   /** Add a renderer for a tool; refuses a second one for the same tool. */
   register(toolName: string, renderer: CardRenderer): void {
@@ -96,6 +131,7 @@ export class CardRendererRegistry {
 
   /** Render a card with its tool's renderer, or the ordinary card. */
   render(card: ToolCard, context: CardRenderContext): HTMLElement {
-    return this._renderers.get(card.call.name)?.(card, context) ?? renderToolCard(card, context);
+    const full = this._insert && !context.insert ? { ...context, insert: this._insert } : context;
+    return this._renderers.get(card.call.name)?.(card, full) ?? renderToolCard(card, full);
   }
 }

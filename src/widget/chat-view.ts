@@ -87,6 +87,7 @@ export class ChatView extends Widget {
     composer.append(this._attachments, this._input, this._send);
     this.node.append(this._messages, this._notice, composer);
     this.session.conversation.changed.connect(this._schedule, this);
+    this.session.visionViews.changed.connect(this._schedule, this);
     this.session.busyChanged.connect(this._updateButton, this);
     this._updateButton();
     this._render();
@@ -158,6 +159,7 @@ export class ChatView extends Widget {
     }
     cancelAnimationFrame(this._frame);
     this.session.conversation.changed.disconnect(this._schedule, this);
+    this.session.visionViews.changed.disconnect(this._schedule, this);
     this.session.busyChanged.disconnect(this._updateButton, this);
     super.dispose();
   }
@@ -225,6 +227,7 @@ export class ChatView extends Widget {
       conversation,
       notebook: () => this.session.notebookModel,
       request: (route, body, signal) => this.session.request(route, body, signal),
+      views: this.session.visionViews,
       openLarger: (src, title) => this._options.openLarger(src, title)
     };
     const seen = new Set<string>();
@@ -232,10 +235,7 @@ export class ChatView extends Widget {
     for (const item of items) {
       const key = keyOf(item);
       seen.add(key);
-      const views =
-        item.kind === 'tool'
-          ? `${conversation.views(item.call.id)?.length ?? 0}|${conversation.viewProblem(item.call.id) ?? ''}`
-          : '';
+      const views = item.kind === 'tool' ? this.session.visionViews.state(item.call.id).kind : '';
       const signature = signatureOf(item, views);
       let rendered = this._rendered.get(key);
       if (!rendered || rendered.signature !== signature) {

@@ -4,7 +4,35 @@
  * is checked again before it is shown; one that fails is an ordinary failed card with the reason.
  */
 import { checkSvgPolicy, figureFromCall, svgDataUri } from '../tools/svg';
-import { renderToolCard, type CardRenderer } from './card-renderers';
+import { insertButton, renderToolCard, type CardRenderer } from './card-renderers';
+
+/** Below this drawn scale, a figure in the sidebar says it can be opened larger. */
+export const SMALL_SCALE = 0.6;
+
+/**
+ * Show a hint under a picture while it is drawn below {@link SMALL_SCALE} of its size (the sidebar
+ * is narrow): labels at that scale are hard to read, and a click opens the viewer.
+ */
+export function watchScale(figure: HTMLElement, img: HTMLImageElement, action: string): void {
+  const hint = document.createElement('div');
+  hint.className = 'jp-FigureChat-figure-hint';
+  hint.hidden = true;
+  figure.append(hint);
+  const update = (): void => {
+    const natural = img.naturalWidth;
+    if (!natural || !img.clientWidth) {
+      return;
+    }
+    const scale = img.clientWidth / natural;
+    figure.dataset.scale = scale.toFixed(2);
+    hint.hidden = scale >= SMALL_SCALE;
+    hint.textContent = `${Math.round(scale * 100)}% · ${action}`;
+  };
+  img.addEventListener('load', update);
+  if (typeof ResizeObserver !== 'undefined') {
+    new ResizeObserver(update).observe(img);
+  }
+}
 
 /** The figure element for an SVG and its caption. */
 export function renderFigure(
@@ -16,7 +44,7 @@ export function renderFigure(
   const figure = document.createElement('figure');
   figure.className = 'jp-FigureChat-figure';
   const img = document.createElement('img');
-  img.className = 'jp-FigureChat-figure-image';
+  img.className = 'jp-FigureChat-figure-image jp-FigureChat-figure-image-mod-svg';
   img.alt = alt;
   img.loading = 'lazy';
   img.decoding = 'async';
@@ -27,6 +55,7 @@ export function renderFigure(
   caption.className = 'jp-FigureChat-figure-caption';
   caption.textContent = alt;
   figure.append(img, caption);
+  watchScale(figure, img, title);
   return figure;
 }
 
@@ -56,5 +85,9 @@ export const presentSvgCard: CardRenderer = (card, context) => {
     context.trans.__('Click to open larger')
   );
   element.dataset.callId = card.call.id;
+  const insert = insertButton(context, card.call.id);
+  if (insert) {
+    element.append(insert);
+  }
   return element;
 };

@@ -1,85 +1,52 @@
 /**
- * Vision cards: the ordinary card, then the call's views inline in the figure style. Views are
- * never stored: on replay they are re-rendered from the picture and the fold of the transcript,
- * checked against the picture's stored fingerprint; a changed or missing picture shows a notice
- * and the text record instead of a wrong view.
+ * Vision cards: the ordinary card, then the call's views inline in the figure style. The card only
+ * reads the views from the session's {@link VisionViews} (which folds the transcript and renders
+ * replayed views); a changed or missing picture shows a notice and the text record instead of a
+ * wrong view, and a call with no views is simply its card.
  */
-import type { ToolCard } from '../chat/cards';
-import { pictureRequest } from '../chat/tools/pictures';
-import { isReadable, type StoredMessage } from '../tools/transcript';
+import type { ToolImage } from '../tools/registry';
+import type { VisionRecord } from '../tools/vision';
 import {
-  describeMark,
-  planVisionCall,
-  recordFor,
-  walkVisionCalls,
-  isVisionTool,
-  type RenderAnswer,
-  type VisionPlan
-} from '../tools/vision';
-import { renderToolCard, type CardRenderContext, type CardRenderer } from './card-renderers';
+  insertButton,
+  renderToolCard,
+  type CardRenderContext,
+  type CardRenderer
+} from './card-renderers';
+import { watchScale } from './figure';
+import { renderViewCaption } from './view-caption';
 
-const inFlight = new WeakMap<object, Set<string>>();
-
-/** The plan of a stored vision call, re-derived from the transcript (what the live call did). */
-export function replayPlan(messages: StoredMessage[], callId: string): VisionPlan | null {
-  let plan: VisionPlan | null = null;
-  walkVisionCalls(messages, (call, result, before) => {
-    if (result.tool_call_id !== callId || !result.picture || !isVisionTool(call.name)) {
-      return;
-    }
-    const record = recordFor(before, result.picture.address);
-    plan = planVisionCall(call.name, call.args, record, result.picture);
-  });
-  return plan;
-}
-
-function describeFailure(error: unknown, address: string): string {
-  const status = (error as { status?: number }).status;
-  const message = error instanceof Error ? error.message : String(error);
-  if (status === 409) {
-    return `The picture ${address} has changed since these marks were made, so its views are not shown. ${message}`;
+function viewFigure(
+  view: ToolImage,
+  record: VisionRecord,
+  index: number,
+  callId: string,
+  context: CardRenderContext
+): HTMLElement {
+  const figure = document.createElement('figure');
+  figure.className = 'jp-FigureChat-figure jp-FigureChat-visionView';
+  const img = document.createElement('img');
+  img.className = 'jp-FigureChat-figure-image';
+  img.src = `data:image/png;base64,${view.png}`;
+  img.width = view.width;
+  img.height = view.height;
+  img.title = context.trans.__('Click to open full size');
+  img.addEventListener('click', () => context.openLarger(img.src, view.caption));
+  img.alt = renderViewCaption(view.caption, record).textContent ?? view.caption;
+  // What the model read (address, region, sizes) stays available, folded away.
+  const details = document.createElement('details');
+  details.className = 'jp-FigureChat-viewDetails';
+  const summary = document.createElement('summary');
+  summary.textContent = context.trans.__('Details');
+  const raw = document.createElement('code');
+  raw.textContent = view.caption;
+  details.append(summary, raw);
+  figure.append(img, renderViewCaption(view.caption, record), details);
+  watchScale(figure, img, context.trans.__('click to open larger'));
+  const insert = insertButton(context, callId, index);
+  if (insert) {
+    figure.append(insert);
   }
-  if (status === 404 || (error instanceof Error && error.name === 'PictureNotFoundError')) {
-    return `The picture ${address} is gone, so its views are not shown. ${message}`;
-  }
-  return `The views of ${address} could not be rendered: ${message}`;
-}
-
-async function replayViews(card: ToolCard, context: CardRenderContext): Promise<void> {
-  const { conversation } = context;
-  const picture = card.result?.picture;
-  if (!picture) {
-    return;
-  }
-  const messages = conversation.entries.filter(isReadable);
-  try {
-    const plan = replayPlan(messages, card.call.id);
-    if (!plan || !plan.views.length) {
-      return;
-    }
-    const request = pictureRequest(context.notebook(), picture.address);
-    const answer = await context.request<RenderAnswer>('render', {
-      ...request,
-      expectSha256: picture.sha256,
-      views: plan.views,
-      record: plan.record
-    });
-    conversation.setViews(card.call.id, answer.views);
-  } catch (error) {
-    const plan = (() => {
-      try {
-        return replayPlan(messages, card.call.id);
-      } catch {
-        return null;
-      }
-    })();
-    const marks = plan?.record.marks.map(describeMark) ?? [];
-    const record = marks.length ? `\nMarks: ${marks.join('; ')}` : '';
-    conversation.setViewProblem(
-      card.call.id,
-      `${describeFailure(error, picture.address)}${record}`
-    );
-  }
+  return figure;
 }
 
 /** The card renderer for the four vision tools. */
@@ -91,45 +58,31 @@ export const visionCard: CardRenderer = (card, context) => {
   element.className = 'jp-FigureChat-vision';
   element.dataset.callId = card.call.id;
   element.append(renderToolCard(card, context));
-  const views = context.conversation.views(card.call.id);
-  const problem = context.conversation.viewProblem(card.call.id);
-  if (problem) {
-    const notice = document.createElement('div');
-    notice.className = 'jp-FigureChat-vision-problem';
-    notice.setAttribute('role', 'status');
-    notice.textContent = problem;
-    element.append(notice);
-  } else if (views) {
-    for (const view of views) {
-      const figure = document.createElement('figure');
-      figure.className = 'jp-FigureChat-figure jp-FigureChat-visionView';
-      const img = document.createElement('img');
-      img.className = 'jp-FigureChat-figure-image';
-      img.src = `data:image/png;base64,${view.png}`;
-      img.alt = view.caption;
-      img.width = view.width;
-      img.height = view.height;
-      img.title = context.trans.__('Click to open full size');
-      img.addEventListener('click', () => context.openLarger(img.src, view.caption));
-      const caption = document.createElement('figcaption');
-      caption.className = 'jp-FigureChat-figure-caption';
-      caption.textContent = view.caption;
-      figure.append(img, caption);
-      element.append(figure);
+  const state = context.views.state(card.call.id);
+  element.dataset.views = state.kind;
+  switch (state.kind) {
+    case 'unknown':
+    case 'none':
+      break;
+    case 'rendering': {
+      const pending = document.createElement('div');
+      pending.className = 'jp-FigureChat-vision-pending';
+      pending.textContent = context.trans.__('Rendering views…');
+      element.append(pending);
+      break;
     }
-  } else if (card.result?.picture) {
-    const pending = document.createElement('div');
-    pending.className = 'jp-FigureChat-vision-pending';
-    pending.textContent = context.trans.__('Rendering views…');
-    element.append(pending);
-    let calls = inFlight.get(context.conversation);
-    if (!calls) {
-      calls = new Set();
-      inFlight.set(context.conversation, calls);
-    }
-    if (!calls.has(card.call.id)) {
-      calls.add(card.call.id);
-      void replayViews(card, context).finally(() => calls?.delete(card.call.id));
+    case 'ready':
+      state.views.forEach((view, index) =>
+        element.append(viewFigure(view, state.record, index, card.call.id, context))
+      );
+      break;
+    case 'problem': {
+      const notice = document.createElement('div');
+      notice.className = 'jp-FigureChat-vision-problem';
+      notice.setAttribute('role', 'status');
+      notice.textContent = state.message;
+      element.append(notice);
+      break;
     }
   }
   return element;

@@ -129,6 +129,21 @@ const SCRIPTS = {
     },
     ['Marked the corner.']
   ],
+  'vision-quiet': [
+    request => {
+      const path = /path=(\S+)/.exec(lastUserText(request.messages))?.[1] ?? 'missing.png';
+      return [
+        'Marking without a view.',
+        structuredCall('call_q1', 'vision_mark', {
+          image: path,
+          marks: [{ at: '10,10', caption: 'dot', colour: 'green' }],
+          view: 'none'
+        })
+      ];
+    },
+    ['Listing.', structuredCall('call_q2', 'vision_list', {})],
+    ['One mark.']
+  ],
   'truncated-call': [
     [
       'Calling.',

@@ -11,12 +11,12 @@ import {
   VisionFold,
   planVisionCall,
   recordFor,
-  type PictureInfo,
   type RenderAnswer,
   type ViewSpec,
   type VisionRecord,
   type VisionToolName
 } from '../../tools/vision';
+import { FigureClient } from '../figure-client';
 import { chatHost, type ChatToolHost } from './host';
 import { pictureRequest, type PictureRequest } from './pictures';
 
@@ -48,9 +48,9 @@ export function renderViews(
   views: ReadonlyArray<ViewSpec>,
   signal: AbortSignal
 ): Promise<RenderAnswer> {
-  return host.request<RenderAnswer>(
+  return new FigureClient(host.request).call(
     'render',
-    { ...picture, expectSha256: sha256, views, record },
+    { ...picture, expectSha256: sha256, views: [...views], record },
     signal
   );
 }
@@ -79,7 +79,11 @@ function visionTool(name: VisionToolName): ToolDefinition {
         };
       }
       const picture = pictureRequest(host.notebook(), address);
-      const info = await host.request<PictureInfo>('picture-info', picture, context.signal);
+      const info = await new FigureClient(host.request).call(
+        'picture-info',
+        picture,
+        context.signal
+      );
       const records = recordsOfBatch(host, messages);
       const before = records.get(address) ?? recordFor(state, address);
       const plan = planVisionCall(name, args, before, info);

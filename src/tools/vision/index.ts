@@ -8,4 +8,5 @@ export * from './draw';
 export * from './core';
 export * from './fold';
 export * from './validate';
-export * from './wire';
+// The route answers moved to the one wire module; re-exported for existing importers.
+export type { PictureInfo, RenderAnswer } from '../wire';

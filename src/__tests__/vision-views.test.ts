@@ -1,0 +1,193 @@
+/**
+ * The VisionViews service against the real figure server (real sharp and resvg over loopback):
+ * replayed views are rendered once through one queue; calls with no views (`vision_list`,
+ * `vision_mark` with `view: "none"`) are complete at once; each new message is folded once however
+ * many times cards read; dispose cancels the render in flight.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import sharp from 'sharp';
+
+import { Conversation } from '../chat/conversation';
+import { VisionViews, type VisionViewsOptions } from '../chat/vision-views';
+import { createFigureServer } from '../server/app';
+import type { StoredMessage, ToolMessage } from '../tools/transcript';
+import { VisionFold } from '../tools/vision';
+import { closeServer, listenLoopback } from './helpers/loopback';
+import { assistant, call, result, user } from './helpers/transcripts';
+
+class RouteError extends Error {
+  constructor(
+    readonly status: number,
+    message: string
+  ) {
+    super(message);
+    this.name = 'RouteError';
+  }
+}
+
+let root: string;
+let server: Server;
+let base: string;
+let picture: { address: string; sha256: string; width: number; height: number };
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'fc-views-'));
+  const png = await sharp({
+    create: { width: 200, height: 150, channels: 3, background: { r: 90, g: 140, b: 200 } }
+  })
+    .png()
+    .toBuffer();
+  writeFileSync(join(root, 'p.png'), png);
+  picture = {
+    address: 'p.png',
+    sha256: createHash('sha256').update(png).digest('hex'),
+    width: 200,
+    height: 150
+  };
+  server = createFigureServer({ root, hideHidden: true });
+  base = await listenLoopback(server);
+});
+
+afterAll(async () => {
+  await closeServer(server);
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** POST to the real figure server, recording every request's signal. */
+function client(signals: AbortSignal[] = []): VisionViewsOptions {
+  return {
+    notebook: () => null,
+    async request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T> {
+      signals.push(signal);
+      const response = await fetch(`${base}/figure-chat/${route}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal
+      });
+      const data = (await response.json()) as T & { error?: { message: string } };
+      if (!response.ok) {
+        throw new RouteError(response.status, data.error?.message ?? String(response.status));
+      }
+      return data;
+    }
+  };
+}
+
+function visionResult(id: string, callId: string): ToolMessage {
+  return { ...result(id, callId, 'ok'), picture };
+}
+
+function transcript(): StoredMessage[] {
+  return [
+    user('u1', 'mark it'),
+    assistant('a1', '', [
+      call('c1', 'vision_mark', { image: 'p.png', marks: [{ at: '20,20,80,60', colour: 'red' }] })
+    ]),
+    visionResult('r1', 'c1'),
+    assistant('a2', '', [call('c2', 'vision_list', {})]),
+    visionResult('r2', 'c2'),
+    assistant('a3', '', [call('c3', 'vision_mark', { marks: [{ at: '5,5' }], view: 'none' })]),
+    visionResult('r3', 'c3')
+  ];
+}
+
+function loaded(messages: StoredMessage[]): Conversation {
+  const conversation = new Conversation();
+  conversation.load({ version: 1, messages });
+  return conversation;
+}
+
+function settled(views: VisionViews, callId: string): Promise<void> {
+  return new Promise(resolve => {
+    const check = (): void => {
+      const kind = views.state(callId).kind;
+      if (kind !== 'rendering' && kind !== 'unknown') {
+        views.changed.disconnect(check);
+        resolve();
+      }
+    };
+    views.changed.connect(check);
+    check();
+  });
+}
+
+describe('VisionViews', () => {
+  it('renders replayed views and completes calls that have none', async () => {
+    const conversation = loaded(transcript());
+    const views = new VisionViews(conversation, client());
+    expect(views.state('c1').kind).toBe('rendering');
+    // vision_list and view "none" never wait for a render.
+    expect(views.state('c2').kind).toBe('none');
+    expect(views.state('c3').kind).toBe('none');
+    await settled(views, 'c1');
+    const state = views.state('c1');
+    expect(state.kind).toBe('ready');
+    if (state.kind === 'ready') {
+      expect(state.views).toHaveLength(1);
+      expect(Buffer.from(state.views[0].png, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    }
+    views.dispose();
+    conversation.dispose();
+  });
+
+  it('reports a changed picture with the text record', async () => {
+    const messages = transcript().map(message =>
+      message.role === 'tool'
+        ? { ...message, picture: { ...picture, sha256: 'b'.repeat(64) } }
+        : message
+    );
+    const conversation = loaded(messages);
+    const views = new VisionViews(conversation, client());
+    await settled(views, 'c1');
+    const state = views.state('c1');
+    expect(state.kind === 'problem' && state.message).toMatch(/has changed.*Marks: #1 box/s);
+    views.dispose();
+    conversation.dispose();
+  });
+
+  it('folds each new vision result once, however often cards read', () => {
+    const read = jest.spyOn(VisionFold.prototype, 'read');
+    const conversation = new Conversation();
+    const live = client();
+    const views = new VisionViews(conversation, live);
+    for (const message of transcript()) {
+      if (message.role === 'tool') {
+        // The live call brings its views: nothing is queued for a render.
+        conversation.setViews(message.tool_call_id, []);
+      }
+      conversation.append(message);
+      for (let card = 0; card < 10; card++) {
+        views.state('c1');
+        views.state('c2');
+      }
+    }
+    // Streaming updates of the last message fold nothing new.
+    conversation.update('r3', { content: 'ok!' });
+    expect(read).toHaveBeenCalledTimes(3);
+    expect(views.folds).toBe(3);
+    read.mockRestore();
+    views.dispose();
+    conversation.dispose();
+  });
+
+  it('cancels the render in flight on dispose and reports nothing after', async () => {
+    const signals: AbortSignal[] = [];
+    const conversation = loaded(transcript());
+    const views = new VisionViews(conversation, client(signals));
+    const after: string[] = [];
+    expect(signals).toHaveLength(1);
+    views.dispose();
+    views.changed.connect((_, callId) => after.push(callId));
+    expect(signals[0].aborted).toBe(true);
+    await new Promise(resolve => setTimeout(resolve, 200));
+    expect(after).toEqual([]);
+    expect(views.state('c1').kind).toBe('rendering');
+    conversation.dispose();
+  });
+});

@@ -1,0 +1,259 @@
+/**
+ * The views of a conversation's vision calls, owned in one place: one incremental fold of the
+ * transcript (each new message is folded once, however many cards read it) and one abortable
+ * render queue for views that must be drawn again (a replayed conversation). Cards only read
+ * {@link VisionViews.state} and re-render on {@link VisionViews.changed}.
+ *
+ * Live calls bring their views with them (the agent stores them before it appends the result);
+ * replayed calls are queued and rendered one at a time from the picture, the record as the call
+ * saw it, and the picture's fingerprint. A call with no views (`vision_list`, `vision_mark` with
+ * `view: "none"`) is complete as soon as its result is.
+ */
+import type { INotebookModel } from '@jupyterlab/notebook';
+import type { IDisposable } from '@lumino/disposable';
+import { Signal, type ISignal } from '@lumino/signaling';
+
+import type { ToolImage } from '../tools/registry';
+import { isReadable, type PictureFingerprint, type StoredMessage } from '../tools/transcript';
+import {
+  describeMark,
+  isVisionTool,
+  planVisionCall,
+  recordFor,
+  VisionFold,
+  type VisionPlan,
+  type VisionRecord
+} from '../tools/vision';
+import type { RenderAnswer } from '../tools/wire';
+import type { Conversation } from './conversation';
+import { FigureClient } from './figure-client';
+import { pictureRequest } from './tools/pictures';
+
+/** What a card shows for a vision call. */
+export type ViewsState =
+  /** Not a completed vision call with a picture (yet). */
+  | { readonly kind: 'unknown' }
+  /** The call has no views: the card is complete with its result. */
+  | { readonly kind: 'none' }
+  /** Queued or being drawn. */
+  | { readonly kind: 'rendering' }
+  | {
+      readonly kind: 'ready';
+      readonly views: ReadonlyArray<ToolImage>;
+      /** The record the views show (for people's captions: each mark's colour and caption). */
+      readonly record: VisionRecord;
+    }
+  /** Why the views cannot be shown (a changed or missing picture), with the text record. */
+  | { readonly kind: 'problem'; readonly message: string };
+
+/** What the service needs from its host. */
+export interface VisionViewsOptions {
+  /** POST to a figure-server route. */
+  request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T>;
+  /** The conversation's notebook (for `cell:` pictures), or null once it is closed. */
+  notebook(): INotebookModel | null;
+}
+
+interface Job {
+  readonly callId: string;
+  readonly plan: VisionPlan;
+  readonly picture: PictureFingerprint;
+}
+
+function failureText(error: unknown, address: string): string {
+  const status = (error as { status?: unknown }).status;
+  const message = error instanceof Error ? error.message : String(error);
+  if (status === 409) {
+    return `The picture ${address} has changed since these marks were made, so its views are not shown. ${message}`;
+  }
+  if (status === 404 || (error instanceof Error && error.name === 'PictureNotFoundError')) {
+    return `The picture ${address} is gone, so its views are not shown. ${message}`;
+  }
+  return `The views of ${address} could not be rendered: ${message}`;
+}
+
+/** The vision views of one conversation. */
+export class VisionViews implements IDisposable {
+  private readonly _fold = new VisionFold();
+  private readonly _states = new Map<string, ViewsState>();
+  private readonly _queue: Job[] = [];
+  private readonly _changed = new Signal<this, string>(this);
+  /** Messages already looked at, and the id of the last one (to notice a replaced transcript). */
+  private _seen = 0;
+  private _lastId: string | undefined;
+  private _abort = new AbortController();
+  private _draining = false;
+  private _folds = 0;
+  /** The last bytes sent per `cell:` picture, so unchanged bytes are sent once per version. */
+  private readonly _sent = new Map<string, { data: string; sha256: string }>();
+  private readonly _client: FigureClient;
+  private _isDisposed = false;
+
+  constructor(
+    private readonly _conversation: Conversation,
+    private readonly _options: VisionViewsOptions
+  ) {
+    this._client = new FigureClient(_options.request);
+    _conversation.changed.connect(this._onChanged, this);
+    this._onChanged();
+  }
+
+  /** Emitted with a call id when that call's state changes. */
+  get changed(): ISignal<this, string> {
+    return this._changed;
+  }
+
+  /** How many messages have been folded (each once; for tests and diagnostics). */
+  get folds(): number {
+    return this._folds;
+  }
+
+  get isDisposed(): boolean {
+    return this._isDisposed;
+  }
+
+  /** The views of a call, as the card should show them. */
+  state(callId: string): ViewsState {
+    return this._states.get(callId) ?? { kind: 'unknown' };
+  }
+
+  dispose(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this._isDisposed = true;
+    this._abort.abort();
+    this._queue.length = 0;
+    this._conversation.changed.disconnect(this._onChanged, this);
+    Signal.clearData(this);
+  }
+
+  private _set(callId: string, state: ViewsState): void {
+    this._states.set(callId, state);
+    this._changed.emit(callId);
+  }
+
+  /** Fold the messages appended since the last change; start over if the transcript was replaced. */
+  private _onChanged(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    const messages = this._conversation.entries.filter(isReadable);
+    const prefixHolds =
+      this._seen <= messages.length &&
+      (this._seen === 0 || messages[this._seen - 1].id === this._lastId);
+    if (!prefixHolds) {
+      this._reset();
+    }
+    for (let i = this._seen; i < messages.length; i++) {
+      this._look(messages, i);
+    }
+    this._seen = messages.length;
+    this._lastId = messages[messages.length - 1]?.id;
+    void this._drain();
+  }
+
+  private _reset(): void {
+    this._abort.abort();
+    this._abort = new AbortController();
+    this._queue.length = 0;
+    this._states.clear();
+    this._fold.forget('views');
+    this._seen = 0;
+    this._lastId = undefined;
+  }
+
+  /** A completed vision result: decide its views from the state just before it. */
+  private _look(messages: readonly StoredMessage[], index: number): void {
+    const message = messages[index];
+    if (message.role !== 'tool' || message.status !== 'completed' || !message.picture) {
+      return;
+    }
+    const callId = message.tool_call_id;
+    const live = this._conversation.views(callId);
+    this._folds += 1;
+    const before = this._fold.read('views', messages.slice(0, index));
+    const call = before.pending.get(callId);
+    if (!call || !isVisionTool(call.name)) {
+      return;
+    }
+    let plan: VisionPlan;
+    try {
+      const record = recordFor(before, message.picture.address);
+      plan = planVisionCall(call.name, call.args, record, message.picture);
+    } catch (error) {
+      this._set(callId, { kind: 'problem', message: failureText(error, message.picture.address) });
+      return;
+    }
+    if (!plan.views.length) {
+      this._set(callId, { kind: 'none' });
+    } else if (live) {
+      this._set(callId, { kind: 'ready', views: live, record: plan.record });
+    } else {
+      this._set(callId, { kind: 'rendering' });
+      this._queue.push({ callId, plan, picture: message.picture });
+    }
+  }
+
+  /** Render queued views one at a time; stops when the service is disposed or reset. */
+  private async _drain(): Promise<void> {
+    if (this._draining) {
+      return;
+    }
+    this._draining = true;
+    try {
+      let job: Job | undefined;
+      while (!this._isDisposed && (job = this._queue.shift())) {
+        const signal = this._abort.signal;
+        try {
+          const answer = await this._render(job, signal);
+          if (!signal.aborted) {
+            this._set(job.callId, {
+              kind: 'ready',
+              views: answer.views,
+              record: job.plan.record
+            });
+          }
+        } catch (error) {
+          if (signal.aborted) {
+            continue;
+          }
+          const marks = job.plan.record.marks.map(describeMark);
+          const record = marks.length ? `\nMarks: ${marks.join('; ')}` : '';
+          this._set(job.callId, {
+            kind: 'problem',
+            message: `${failureText(error, job.picture.address)}${record}`
+          });
+        }
+      }
+    } finally {
+      this._draining = false;
+    }
+  }
+
+  /**
+   * POST render. A `cell:` picture's bytes are sent only when they differ from the last bytes
+   * sent for it (the server keeps pictures by sha-256); if the server has dropped them (428), once
+   * more with the bytes.
+   */
+  private async _render(job: Job, signal: AbortSignal): Promise<RenderAnswer> {
+    const { address, sha256 } = job.picture;
+    const picture = pictureRequest(this._options.notebook(), address);
+    const body = { expectSha256: sha256, views: [...job.plan.views], record: job.plan.record };
+    const sent = this._sent.get(address);
+    if (picture.data !== undefined && sent?.data === picture.data && sent.sha256 === sha256) {
+      try {
+        return await this._client.call('render', { address, ...body }, signal);
+      } catch (error) {
+        if ((error as { status?: unknown }).status !== 428) {
+          throw error;
+        }
+      }
+    }
+    const answer = await this._client.call('render', { ...picture, ...body }, signal);
+    if (picture.data !== undefined) {
+      this._sent.set(address, { data: picture.data, sha256: answer.picture.sha256 });
+    }
+    return answer;
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * `figure-chat export NOTEBOOK [--assets DIR [--root DIR] [--force]]`: the conversation as
+ * Markdown. Without `--assets` the Markdown goes to standard output and stands alone (figures as
+ * fenced SVG). With `--assets DIR`, `DIR/<notebook>.chat.md` is written with every figure as an
+ * `.svg` file and every vision view as a `.png` file beside it, referenced as images, so any
+ * Markdown preview shows them. Existing files are never replaced unless `--force` is given.
+ */
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+
+import { exportMarkdown, type ExportAssets } from '../tools/export';
+import { pinTargets } from '../tools/pin-source';
+import { isReadable, loadTranscript, METADATA_KEY } from '../tools/transcript';
+import { parsePictureAddress } from '../tools/vision';
+import { loadPicture, type Picture } from './pictures';
+import { renderView } from './render';
+import { checkSvg } from './svg';
+
+/** What the command needs from its process, so tests can run it in memory. */
+export interface ExportIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const USAGE =
+  'usage: figure-chat export NOTEBOOK [--assets DIR [--root DIR] [--force]]\n' +
+  '  without --assets: the Markdown on standard output, figures as fenced SVG\n' +
+  '  --assets DIR: DIR/<notebook>.chat.md with each figure (.svg) and view (.png) beside it\n';
+
+interface NotebookJson {
+  metadata?: Record<string, unknown>;
+  cells?: Array<{ id?: unknown; outputs?: Array<{ data?: Record<string, unknown> }> }>;
+}
+
+interface Options {
+  notebook: string;
+  assets?: string;
+  root: string;
+  force: boolean;
+}
+
+function parseArgs(argv: string[]): Options | string {
+  let notebook: string | undefined;
+  let assets: string | undefined;
+  let root = '.';
+  let force = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--assets' || arg === '--root') {
+      const value = argv[++i];
+      if (!value) {
+        return `${arg} needs a DIR`;
+      }
+      if (arg === '--assets') {
+        assets = value;
+      } else {
+        root = value;
+      }
+    } else if (arg === '--force') {
+      force = true;
+    } else if (arg.startsWith('-') || notebook !== undefined) {
+      return `unexpected argument ${arg}`;
+    } else {
+      notebook = arg;
+    }
+  }
+  return notebook ? { notebook, assets, root, force } : 'give one NOTEBOOK';
+}
+
+function safeName(text: string): string {
+  return text.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+}
+
+/** The base64 of a cell's image output (a string or a list of lines, as nbformat stores it). */
+function cellImage(notebook: NotebookJson, cellId: string, index: number): string | undefined {
+  const data = notebook.cells?.find(cell => cell.id === cellId)?.outputs?.[index]?.data;
+  for (const mime of ['image/png', 'image/jpeg']) {
+    const value = data?.[mime];
+    if (typeof value === 'string') {
+      return value;
+    }
+    if (Array.isArray(value) && value.every(line => typeof line === 'string')) {
+      return value.join('');
+    }
+  }
+  return undefined;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.F_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A file to write beside the Markdown. */
+interface Asset {
+  readonly name: string;
+  readonly bytes: Buffer | string;
+}
+
+/** Write the Markdown and its pictures; resolves to the exit code. */
+async function exportWithAssets(
+  notebook: NotebookJson,
+  options: Options & { assets: string },
+  io: ExportIo
+): Promise<number> {
+  const transcript = loadTranscript(notebook.metadata?.[METADATA_KEY]);
+  const messages = transcript.entries.filter(isReadable);
+  const stem = safeName(basename(options.notebook).replace(/\.ipynb$/i, '')) || 'notebook';
+  const files: Asset[] = [];
+  const figures = new Map<string, string>();
+  const views = new Map<string, Array<{ path: string; caption: string }>>();
+  const failures: string[] = [];
+  const pictures = new Map<string, Promise<Picture>>();
+  let figureCount = 0;
+  let viewCount = 0;
+  for (const target of pinTargets(messages)) {
+    const call = target.source.call;
+    try {
+      if (target.kind === 'figure') {
+        const check = await checkSvg(target.svg);
+        if (!check.ok) {
+          throw new Error(check.error.message);
+        }
+        figureCount += 1;
+        const name = `${stem}-figure-${String(figureCount).padStart(3, '0')}-${safeName(call)}.svg`;
+        files.push({ name, bytes: target.svg });
+        figures.set(call, name);
+        continue;
+      }
+      const { address, sha256 } = target.picture;
+      const key = `${address}|${sha256}`;
+      let picture = pictures.get(key);
+      if (!picture) {
+        const parsed = parsePictureAddress(address);
+        const data =
+          parsed.kind === 'cell' ? cellImage(notebook, parsed.cellId, parsed.output) : undefined;
+        picture =
+          parsed.kind === 'cell' && data === undefined
+            ? Promise.reject(new Error(`the notebook has no image output ${address}`))
+            : loadPicture(
+                { address, data, expectSha256: sha256 },
+                { root: options.root, hideHidden: true }
+              );
+        pictures.set(key, picture);
+      }
+      const rendered = await renderView(await picture, target.spec, target.record);
+      viewCount += 1;
+      const name = `${stem}-view-${String(viewCount).padStart(3, '0')}-${safeName(call)}-${target.index + 1}.png`;
+      files.push({ name, bytes: rendered.png });
+      const list = views.get(call) ?? [];
+      list.push({ path: name, caption: rendered.caption });
+      views.set(call, list);
+    } catch (error) {
+      const what = target.kind === 'figure' ? 'figure' : `view ${target.index + 1}`;
+      failures.push(`${what} of call ${call}: ${error instanceof Error ? error.message : error}`);
+    }
+  }
+  const assets: ExportAssets = {
+    figure: id => figures.get(id),
+    views: id => views.get(id) ?? []
+  };
+  const markdownName = `${stem}.chat.md`;
+  files.push({ name: markdownName, bytes: exportMarkdown(transcript, assets) });
+  await mkdir(options.assets, { recursive: true });
+  if (!options.force) {
+    for (const file of files) {
+      const path = join(options.assets, file.name);
+      if (await exists(path)) {
+        io.stderr(
+          `figure-chat export: ${path} already exists; remove it, choose another --assets DIR, or pass --force to replace it.\n`
+        );
+        return 1;
+      }
+    }
+  }
+  for (const file of files) {
+    // 'wx' refuses a file that appeared since the check, so nothing is replaced silently.
+    await writeFile(join(options.assets, file.name), file.bytes, {
+      flag: options.force ? 'w' : 'wx'
+    });
+  }
+  for (const failure of failures) {
+    io.stderr(`figure-chat export: could not draw the ${failure}\n`);
+  }
+  io.stdout(`${join(options.assets, markdownName)}\n`);
+  return failures.length ? 1 : 0;
+}
+
+/** Run `figure-chat export`; resolves to the exit code. */
+export async function exportCommand(argv: string[], io: ExportIo): Promise<number> {
+  if (argv.includes('-h') || argv.includes('--help')) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const options = parseArgs(argv);
+  if (typeof options === 'string') {
+    io.stderr(`figure-chat export: ${options}\n${USAGE}`);
+    return 2;
+  }
+  let notebook: NotebookJson;
+  try {
+    notebook = JSON.parse(await readFile(options.notebook, 'utf8')) as NotebookJson;
+  } catch (error) {
+    io.stderr(
+      `figure-chat export: cannot read ${options.notebook}: ${error instanceof Error ? error.message : error}\n`
+    );
+    return 2;
+  }
+  if (options.assets === undefined) {
+    io.stdout(exportMarkdown(loadTranscript(notebook.metadata?.[METADATA_KEY])));
+    return 0;
+  }
+  return exportWithAssets(notebook, { ...options, assets: options.assets }, io);
+}
