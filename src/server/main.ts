@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { exportMarkdown } from '../tools/export';
 import { parseToolCallsFromText } from '../tools/toolcalls';
 import { loadTranscript, METADATA_KEY } from '../tools/transcript';
+import { kernelCommand } from './kernel-cli';
 import { renderNotebook } from './render-notebook';
 import { parseServeArgs, serve } from './serve';
 import { checkSvgCommand } from './svg';
@@ -17,6 +18,7 @@ const USAGE = `usage: figure-chat <command> …
   parse-calls FILE|-                     the tool calls in a raw model reply, as JSON
   export NOTEBOOK                        the notebook's conversation as Markdown
   render NOTEBOOK --out DIR [--root DIR] every figure (SVG) and view (PNG) of a conversation
+  kernel                                 framed requests on stdin (the Python Figure and Vision)
   --version                              print the version
 `;
 
@@ -87,6 +89,8 @@ export async function run(argv: string[]): Promise<number> {
       }
       return failures.length ? 1 : 0;
     }
+    case 'kernel':
+      return kernelCommand({ input: process.stdin, write: bytes => process.stdout.write(bytes) });
     case '--version':
       process.stdout.write(`${FIGURE_CHAT_VERSION}\n`);
       return 0;
