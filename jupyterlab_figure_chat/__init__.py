@@ -17,7 +17,8 @@ from .errors import (
     VisionArgumentError,
 )
 from .figure import Figure
-from .vision import Vision, VisionResult
+from .vision import VisionResult
+from .widget import Vision
 
 __all__ = [
     "Figure",

@@ -85,7 +85,7 @@ class VisionCore:
         source = picture_source(picture, address)
         self._source = source
         self._load()
-        self._record: dict[str, Any] = {"image": self.address, "marks": [], "lastId": 0}
+        self._set_record({"image": self.address, "marks": [], "lastId": 0})
 
     # -- the picture ------------------------------------------------------------------------
 
@@ -126,16 +126,20 @@ class VisionCore:
     @property
     def record(self) -> dict[str, Any]:
         """The vision record ``{image, marks, lastId}`` (a copy)."""
-        return copy.deepcopy(self._record)
+        return copy.deepcopy(self._current)
 
     def _set_record(self, record: dict[str, Any]) -> None:
-        self._record = record
+        self._core_record = record
+
+    @property
+    def _current(self) -> dict[str, Any]:
+        return self._core_record
 
     def _call(self, name: str, args: dict[str, Any]) -> VisionResult:
         answer, payload = self._request(
-            {"op": "vision", "name": name, "args": _plain(args), "record": self._record}
+            {"op": "vision", "name": name, "args": _plain(args), "record": self._current}
         )
-        if answer["record"] != self._record:
+        if answer["record"] != self._current:
             self._set_record(answer["record"])
         return VisionResult(answer["text"], self._first_view(answer, payload))
 
@@ -147,7 +151,7 @@ class VisionCore:
         png = payload[: view["length"]]
         return vision_bundle(
             self.fingerprint,
-            answer.get("record", self._record),
+            answer.get("record", self._current),
             bundle_view(answer["specs"][0]),
             png,
             (view["width"], view["height"]),
@@ -189,7 +193,7 @@ class VisionCore:
     @property
     def marks(self) -> list[dict[str, Any]]:
         """The marks: ``[{'id': 1, 'kind': 'point', 'x': 120, 'y': 80, 'r': 12, 'caption': …}, …]``."""
-        return copy.deepcopy(self._record["marks"])
+        return copy.deepcopy(self._current["marks"])
 
     @marks.setter
     def marks(self, marks: Iterable[dict[str, Any]]) -> None:
@@ -197,25 +201,17 @@ class VisionCore:
         ``caption``, ``colour`` and ``r`` default as in ``vision_mark``; coordinates must be whole
         pixels (integral floats are accepted). The list is checked like a record read from a
         notebook, and refused whole if one mark is wrong."""
-        answer, _ = self._request({"op": "marks", "record": self._record, "marks": _plain(list(marks))})
+        answer, _ = self._request({"op": "marks", "record": self._current, "marks": _plain(list(marks))})
         self._set_record(answer["record"])
 
     # -- output -----------------------------------------------------------------------------
 
     def _map_output(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        answer, payload = self._request({"op": "render", "record": self._record, "view": {"kind": "map"}})
+        answer, payload = self._request({"op": "render", "record": self._current, "view": {"kind": "map"}})
         output = self._first_view(answer, payload)
         assert output is not None
         return output
 
     def __repr__(self) -> str:
-        count = len(self._record["marks"])
+        count = len(self._current["marks"])
         return f"Vision({self.address!r}, {self.width}×{self.height}, {count} mark{'s' if count != 1 else ''})"
-
-
-class Vision(VisionCore):
-    """A picture with numbered marks. Displayed, it is the marked picture (the map) as an output
-    carrying the Figure Chat bundle, a PNG and the mark list."""
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        return self._map_output()

@@ -18,6 +18,7 @@ from nbclient import NotebookClient
 from PIL import Image
 
 FIGURE_MIME = "application/vnd.figure-chat.figure+json"
+LIVE_MIME = "application/vnd.figure-chat.widget+json"
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect x="10" y="10" width="120" height="60" fill="teal"/></svg>'
 SCRIPT_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><script>alert(1)</script><rect width="9" height="9"/></svg>'
@@ -45,6 +46,9 @@ CELLS = {
     """,
     "show": """
         rgb.show("#2")
+    """,
+    "update-view": """
+        rgb.update([{"mark": 1, "at": "100,60"}])
     """,
     "out-of-bounds": """
         rgb.mark(["500,80"])
@@ -145,14 +149,16 @@ def test_numpy_inputs_and_vision_output(executed):
     bundle = output["data"][FIGURE_MIME]
     assert bundle["kind"] == "vision" and bundle["view"] == {"kind": "map"}
     assert bundle["picture"]["width"] == 400 and len(bundle["picture"]["sha256"]) == 64
-    assert [m["id"] for m in bundle["record"]["marks"]] == [1, 2]
-    assert bundle["record"]["marks"][1]["colour"] == "red"
-    assert '#2 box 300,40,380,160 red "colony"' in output["data"]["text/plain"]
-    image = png_of(output).convert("RGB")
-    assert image.size == (400, 300)
-    # The picture is black; the red box's outline is drawn by the same renderer as the chat's.
-    colours = image.getcolors(maxcolors=1 << 16)
-    assert any(r > 200 and g < 80 and b < 80 for _, (r, g, b) in colours)
+    # A later cell replaced the marks: the displayed output follows (update_display), so what is
+    # saved is the current record, not the one at display time.
+    assert [m["id"] for m in bundle["record"]["marks"]] == [3, 4]
+    assert bundle["record"]["lastId"] == 4
+    assert output["data"]["text/plain"].endswith('#4 box 1,1,50,50 green "det"')
+    assert png_of(output).size == (400, 300)
+    # The live widget is named by this extension's own type, never by a widget-view entry that
+    # other front ends would show as "Error displaying widget".
+    assert output["data"][LIVE_MIME]["model_id"]
+    assert "application/vnd.jupyter.widget-view+json" not in output["data"]
 
 
 def test_marks_read_back(executed):
@@ -165,6 +171,17 @@ def test_show_is_a_closeup_output(executed):
     output = display(executed["show"])
     assert output["data"][FIGURE_MIME]["view"] == {"kind": "show", "at": ["#2"]}
     assert "image/png" in output["data"]
+
+
+def test_update_shows_the_map_drawn_by_the_tools_renderer(executed):
+    output = display(executed["update-view"])
+    assert output["data"][FIGURE_MIME]["view"] == {"kind": "map"}
+    assert '#2 box 300,40,380,160 red "colony"' in output["data"]["text/plain"]
+    image = png_of(output).convert("RGB")
+    assert image.size == (400, 300)
+    # The picture is black; the red box's outline is drawn by the same renderer as the chat's.
+    colours = image.getcolors(maxcolors=1 << 16)
+    assert any(r > 200 and g < 80 and b < 80 for _, (r, g, b) in colours)
 
 
 def test_bad_mark_raises_the_tool_message(executed):

@@ -82,7 +82,8 @@ const Requests = {
     record: z.unknown()
   }),
   render: z.object({ picture: PictureRef, record: z.unknown(), view: ViewSpec }),
-  marks: z.object({ picture: PictureRef, record: z.unknown(), marks: z.array(z.unknown()) })
+  marks: z.object({ picture: PictureRef, record: z.unknown(), marks: z.array(z.unknown()) }),
+  'check-record': z.object({ picture: PictureRef, record: z.unknown() })
 } as const;
 
 function parse<T extends z.ZodType>(schema: T, op: string, value: unknown): z.infer<T> {
@@ -305,6 +306,11 @@ export async function runKernelOp(header: unknown, payload: Buffer): Promise<Ker
         return marks(parse(Requests.marks, op, header));
       case 'render':
         return await render(parse(Requests.render, op, header));
+      case 'check-record': {
+        // A record the widget's person edited: taken only if the tools could have made it.
+        const body = parse(Requests['check-record'], op, header);
+        return { json: { record: recordOf(body.record, cached(body.picture)) } };
+      }
       default:
         throw new KernelOpError('request', 'bad-request', `unknown op ${String(op)}`);
     }
