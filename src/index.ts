@@ -19,6 +19,7 @@ import { notebookReadTool } from './chat/tools/notebook-read';
 import { presentSvgTool } from './chat/tools/present-svg';
 import { visionTools } from './chat/tools/vision';
 import { registerCommands } from './commands';
+import { kernelBridgePlugin } from './kernel-bridge/plugin';
 import { IFigureChatTools } from './tokens';
 import { ToolRegistry } from './tools/registry';
 import { CardRendererRegistry } from './widget/card-renderers';
@@ -111,4 +112,4 @@ const versionPlugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [toolsPlugin, sidebarPlugin, versionPlugin];
+export default [toolsPlugin, sidebarPlugin, versionPlugin, kernelBridgePlugin];
