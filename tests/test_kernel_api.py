@@ -226,3 +226,17 @@ def test_twenty_megapixel_array(executed):
     assert len(output["data"][FIGURE_MIME]["record"]["marks"]) == 2
     # Views, not the 20-megapixel picture, go into the notebook.
     assert len(json.dumps(output)) < 4 * 1024 * 1024
+
+
+def test_nbconvert_html_shows_the_pngs_without_the_extension(executed):
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.v4.new_notebook(cells=list(executed.values()))
+    html, _ = HTMLExporter().from_notebook_node(notebook)
+    vision_png = display(executed["numpy"])["data"]["image/png"]
+    figure_png = display(executed["figure"])["data"]["image/png"]
+    # nbconvert prefers the SVG for figures (inline, as any SVG output) and the PNG for views.
+    assert vision_png[:200] in html
+    assert "A teal box" in html or figure_png[:200] in html
+    assert "Error displaying widget" not in html
+    assert "application/vnd.jupyter.widget-view+json" not in html
