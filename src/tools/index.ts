@@ -10,3 +10,4 @@ export * from './svg';
 export * from './toolcalls';
 export * from './vision';
 export * from './bundle';
+export * from './host';
