@@ -79,9 +79,13 @@ def _plain(value: Any) -> Any:
 
 
 class VisionCore:
-    """A picture and its one mark record; the widget (``Vision``) builds on it."""
+    """A picture and its one mark record; the widget (``Vision``) builds on it.
 
-    def __init__(self, picture: Any, *, address: str | None = None):
+    A mixin without ``__init__`` (traitlets passes its own arguments up the MRO): the widget calls
+    :meth:`_setup` before opening its comm.
+    """
+
+    def _setup(self, picture: Any, address: str | None) -> None:
         source = picture_source(picture, address)
         self._source = source
         self._load()

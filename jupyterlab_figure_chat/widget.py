@@ -65,7 +65,7 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         self._display_id = f"figure-chat-{uuid.uuid4().hex}"
         self._displayed = False
         self._accepted: dict[str, Any] = {}
-        VisionCore.__init__(self, picture, address=address)
+        self._setup(picture, address)
         self._address = self.address
         self._width = self.width
         self._height = self.height
