@@ -36,6 +36,12 @@ import { resvgOptions } from './svg-fonts';
 /** Most pixels of a figure's PNG fallback: crisp at 2× for small figures, bounded for large ones. */
 export const FIGURE_PNG_MAX_PIXELS = 4_000_000;
 
+/**
+ * zlib level of PNGs that go into notebooks. Views for the chat are encoded fast (level 1) since
+ * they are looked at once; an output's PNG is stored and shared, so it is worth the smaller file.
+ */
+export const STORED_PNG_COMPRESSION_LEVEL = 9;
+
 /** Longest side of the preview the widget draws marks over. */
 export const PREVIEW_MAX_SIDE = 1600;
 
@@ -224,7 +230,15 @@ async function renderAll(
   record: VisionRecord,
   views: readonly ViewSpec[]
 ): Promise<KernelAnswer> {
-  const rendered = await Promise.all(views.map(view => renderView(source, view, record)));
+  const rendered = await Promise.all(
+    views.map(async view => {
+      const drawn = await renderView(source, view, record);
+      const png = await sharp(drawn.png)
+        .png({ compressionLevel: STORED_PNG_COMPRESSION_LEVEL, adaptiveFiltering: true })
+        .toBuffer();
+      return { ...drawn, png };
+    })
+  );
   return {
     json: {
       specs: views,
