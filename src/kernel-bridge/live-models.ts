@@ -5,6 +5,12 @@
 import type { DOMWidgetModel } from '@jupyter-widgets/base';
 import { Signal, type ISignal } from '@lumino/signaling';
 
+/** The widget module the Python side names (`_model_module`). */
+export const WIDGET_MODULE = 'jupyterlab-figure-chat';
+
+/** This module's version; the Python side asks for `^1.0.0`. */
+export const WIDGET_MODULE_VERSION = '1.0.0';
+
 /** Live Vision models; owned by the kernel-bridge plugin. */
 export class LiveVisionModels {
   private readonly _models = new Map<string, DOMWidgetModel>();

@@ -8,9 +8,8 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { IJupyterWidgetRegistry } from '@jupyter-widgets/base';
 
-import { LiveVisionModels } from './live-models';
+import { LiveVisionModels, WIDGET_MODULE, WIDGET_MODULE_VERSION } from './live-models';
 import { LIVE_MIME, LIVE_OUTPUT_RANK, LiveOutputRenderer } from './live-output';
-import { visionWidgetClasses, WIDGET_MODULE, WIDGET_MODULE_VERSION } from './vision-widget';
 
 /** Figure and Vision from kernel code. */
 export const kernelBridgePlugin: JupyterFrontEndPlugin<void> = {
@@ -41,7 +40,11 @@ export const kernelBridgePlugin: JupyterFrontEndPlugin<void> = {
     widgets?.registerWidget({
       name: WIDGET_MODULE,
       version: WIDGET_MODULE_VERSION,
-      exports: visionWidgetClasses(live, trans)
+      // Loaded when a kernel first asks for a Vision widget, not at application start.
+      exports: async () => {
+        const { visionWidgetClasses } = await import('./vision-widget');
+        return { ...visionWidgetClasses(live, trans) };
+      }
     });
   }
 };

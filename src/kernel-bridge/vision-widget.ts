@@ -11,11 +11,7 @@ import { validateRecord, type VisionRecord } from '../tools/vision';
 import type { LiveVisionModels } from './live-models';
 import { VisionEditor } from './vision-editor';
 
-/** The module the Python side names (`_model_module`). */
-export const WIDGET_MODULE = 'jupyterlab-figure-chat';
-
-/** This module's version; the Python side asks for `^1.0.0`. */
-export const WIDGET_MODULE_VERSION = '1.0.0';
+import { WIDGET_MODULE, WIDGET_MODULE_VERSION } from './live-models';
 
 /** The preview's bytes, as ipywidgets hands a `Bytes` trait over (a DataView on the buffer). */
 function previewBlob(value: unknown, mime: string): Blob | null {
