@@ -10,7 +10,6 @@ import {
   applyMarkArgs,
   applyUpdateArgs,
   PALETTE,
-  PALETTE_HEX,
   VisionError,
   type Colour,
   type Mark,
@@ -18,8 +17,7 @@ import {
   type UpdateOp,
   type VisionRecord
 } from '../tools/vision';
-
-const SVG_NS = 'http://www.w3.org/2000/svg';
+import { clamp, markElements, movedAddress, svgElement } from './mark-shapes';
 
 /** Screen pixels a pointer must travel before a press becomes a drag (a box or a move). */
 const DRAG_THRESHOLD = 4;
@@ -50,31 +48,6 @@ export interface VisionEditorLabels {
 type Gesture =
   | { kind: 'draw'; x: number; y: number; clientX: number; clientY: number; dragging: boolean }
   | { kind: 'move'; mark: Mark; x: number; y: number; clientX: number; clientY: number };
-
-function clamp(value: number, low: number, high: number): number {
-  return Math.max(low, Math.min(high, value));
-}
-
-function svgElement<K extends keyof SVGElementTagNameMap>(
-  name: K,
-  attributes: Record<string, string | number>
-): SVGElementTagNameMap[K] {
-  const element = document.createElementNS(SVG_NS, name);
-  for (const [key, value] of Object.entries(attributes)) {
-    element.setAttribute(key, String(value));
-  }
-  return element;
-}
-
-/** Where a mark would be after moving by (dx, dy), kept inside the picture. */
-function movedAddress(mark: Mark, dx: number, dy: number, width: number, height: number): string {
-  if (mark.kind === 'point') {
-    return `${clamp(mark.x + dx, 0, width - 1)},${clamp(mark.y + dy, 0, height - 1)}`;
-  }
-  const sx = clamp(dx, -mark.x0, width - mark.x1);
-  const sy = clamp(dy, -mark.y0, height - mark.y1);
-  return `${mark.x0 + sx},${mark.y0 + sy},${mark.x1 + sx},${mark.y1 + sy}`;
-}
 
 /** The editor: a DOM node, a record to show, and the person's edits reported as new records. */
 export class VisionEditor {
@@ -438,38 +411,7 @@ export class VisionEditor {
       this.node.contains(active);
     const shown = this._svg.getBoundingClientRect().width || this._options.width;
     const unit = this._options.width / shown;
-    const groups = record.marks.map(mark => {
-      const colour = PALETTE_HEX[mark.colour];
-      const selected = mark.id === this._selected;
-      const group = svgElement('g', {
-        'data-mark': mark.id,
-        tabindex: 0,
-        role: 'button',
-        'aria-label': `#${mark.id} ${mark.kind} ${mark.caption}`.trim(),
-        class: `jp-FigureChat-visionMark${selected ? ' jp-mod-selected' : ''}`
-      });
-      const stroke = { stroke: colour, 'stroke-width': (selected ? 4 : 2) * unit };
-      const shape =
-        mark.kind === 'point'
-          ? svgElement('circle', { cx: mark.x + 0.5, cy: mark.y + 0.5, r: mark.r, ...stroke })
-          : svgElement('rect', {
-              x: mark.x0,
-              y: mark.y0,
-              width: mark.x1 - mark.x0,
-              height: mark.y1 - mark.y0,
-              ...stroke
-            });
-      const label = svgElement('text', {
-        x: mark.kind === 'point' ? mark.x + mark.r + 2 * unit : mark.x0 + 2 * unit,
-        y: mark.kind === 'point' ? mark.y : mark.y0 - 3 * unit,
-        fill: colour,
-        'font-size': 13 * unit,
-        'stroke-width': 3 * unit
-      });
-      label.textContent = `${mark.id}${mark.caption ? ` ${mark.caption}` : ''}`;
-      group.append(shape, label);
-      return group;
-    });
+    const groups = markElements(record, this._selected, unit);
     this._marks.replaceChildren(...groups);
     this._draft.setAttribute('stroke-width', String(2 * unit));
     // Keep keyboard focus on the selected mark after a redraw replaced its element.
