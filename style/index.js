@@ -1,2 +1,3 @@
 import './base.css';
 import './figures.css';
+import './kernel-bridge.css';

@@ -4,6 +4,7 @@
  * happens, so persistence keeps a turn cut off at any point, marked interrupted.
  */
 import type { ToolImage, ToolOutput, ToolRegistry } from '../tools/registry';
+import type { ToolHost } from '../tools/host';
 import type { StoredToolCall, ToolMessage } from '../tools/transcript';
 import { buildContext } from './context';
 import { newMessageId, type Conversation } from './conversation';
@@ -26,7 +27,7 @@ export interface AgentDeps {
   readonly transport: ModelTransport;
   readonly settings: AgentSettings;
   /** Passed to tool handlers as `context.host`. */
-  readonly toolHost: unknown;
+  readonly toolHost: ToolHost | null;
   /** Session memory: set once a model refused an image request. */
   imagesRefused?: boolean;
 }

@@ -11,8 +11,8 @@ import { runTurn, type AgentSettings } from './agent';
 import { Conversation } from './conversation';
 import type { ModelTransport } from './model-client';
 import { NotebookTranscriptStore } from './persistence';
-import type { ChatToolHost } from './tools/host';
 import { VisionViews } from './vision-views';
+import { createChatToolHost } from './tools/host';
 
 /** What every session shares. */
 export interface SessionServices {
@@ -79,12 +79,11 @@ export class ChatSession implements IDisposable {
     const abort = new AbortController();
     this._abort = abort;
     this._busyChanged.emit(true);
-    const host: ChatToolHost = {
-      kind: 'figure-chat-session',
+    const host = createChatToolHost({
       notebook: () => this.notebookModel,
       conversation: this.conversation,
       request: (route, body, signal) => this._services.request(route, body, signal)
-    };
+    });
     const deps = {
       registry: this._services.registry,
       transport: this._services.transport,

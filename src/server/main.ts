@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 
 import { parseToolCallsFromText } from '../tools/toolcalls';
 import { exportCommand } from './export-assets';
+import { kernelCommand } from './kernel-cli';
 import { renderNotebook } from './render-notebook';
 import { parseServeArgs, serve } from './serve';
 import { checkSvgCommand } from './svg';
@@ -16,6 +17,7 @@ const USAGE = `usage: figure-chat <command> …
   parse-calls FILE|-                     the tool calls in a raw model reply, as JSON
   export NOTEBOOK [--assets DIR]         the conversation as Markdown (pictures as files beside it)
   render NOTEBOOK --out DIR [--root DIR] every figure (SVG) and view (PNG) of a conversation
+  kernel                                 framed requests on stdin (the Python Figure and Vision)
   --version                              print the version
 `;
 
@@ -77,6 +79,8 @@ export async function run(argv: string[]): Promise<number> {
       }
       return failures.length ? 1 : 0;
     }
+    case 'kernel':
+      return kernelCommand({ input: process.stdin, write: bytes => process.stdout.write(bytes) });
     case '--version':
       process.stdout.write(`${FIGURE_CHAT_VERSION}\n`);
       return 0;

@@ -13,3 +13,4 @@ export * from './bundle';
 export * from './pin';
 export * from './pin-source';
 export * from './wire';
+export * from './host';

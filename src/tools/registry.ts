@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 
+import type { ToolHost } from './host';
 import type { PictureFingerprint } from './transcript';
 
 /** An image a tool shows to the user and, when it accepts images, to the model. */
@@ -30,8 +31,8 @@ export interface ToolOutput {
 /** What a handler may use besides its arguments; supplied by the host (the chat). */
 export interface ToolContext {
   readonly signal: AbortSignal;
-  /** The conversation's tool calls and results so far (for tools that fold the transcript). */
-  readonly host: unknown;
+  /** The notebook, pictures, figure server and vision state; null where a tool runs hostless. */
+  readonly host: ToolHost | null;
 }
 
 /** A tool definition. `mutates` tools run one at a time, never interleaved. */

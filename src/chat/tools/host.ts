@@ -1,27 +1,74 @@
 /**
- * What the chat's tools may use: the notebook the conversation belongs to, and the figure server.
- * Passed to handlers as `context.host`.
+ * The chat session as a {@link ToolHost}: the notebook the conversation belongs to, its cell
+ * pictures, the figure server, and the conversation the vision records fold from.
  */
 import type { INotebookModel } from '@jupyterlab/notebook';
 
+import type { NotebookCellJson, ToolHost } from '../../tools/host';
 import type { ToolContext } from '../../tools/registry';
+import { isReadable } from '../../tools/transcript';
 import type { Conversation } from '../conversation';
+import { pictureRequest } from './pictures';
 
-/** The host of one chat session. */
-export interface ChatToolHost {
+/** The host of one chat session: a ToolHost that also exposes the notebook and conversation. */
+export interface ChatToolHost extends ToolHost {
   readonly kind: 'figure-chat-session';
   /** The notebook model, or null once it is closed. */
   notebook(): INotebookModel | null;
   readonly conversation: Conversation;
-  /** POST to a figure-server route. */
+}
+
+/** What a chat session hands its tools. */
+export interface ChatToolHostOptions {
+  notebook(): INotebookModel | null;
+  readonly conversation: Conversation;
   request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T>;
+}
+
+/** The cells of a notebook model as nbformat JSON. */
+function cellsOf(model: INotebookModel): NotebookCellJson[] {
+  const cells: NotebookCellJson[] = [];
+  for (let index = 0; index < model.cells.length; index++) {
+    cells.push({ ...model.cells.get(index).toJSON() });
+  }
+  return cells;
+}
+
+/** The chat session's host. */
+export function createChatToolHost(options: ChatToolHostOptions): ChatToolHost {
+  const { conversation } = options;
+  return {
+    kind: 'figure-chat-session',
+    notebook: () => options.notebook(),
+    conversation,
+    cells: () => {
+      const model = options.notebook();
+      return model ? cellsOf(model) : null;
+    },
+    pictureData: address => pictureRequest(options.notebook(), address).data,
+    request: (route, body, signal) => options.request(route, body, signal),
+    vision: { messages: () => conversation.entries.filter(isReadable), owner: conversation }
+  };
+}
+
+/** Whether a host is a chat session's. */
+function isChatHost(host: ToolHost): host is ChatToolHost {
+  return host.kind === 'figure-chat-session' && 'conversation' in host && 'notebook' in host;
+}
+
+/** The host of a tool call. */
+export function toolHost(context: ToolContext): ToolHost {
+  if (!context.host) {
+    throw new Error('this tool needs a host (a notebook and the figure server)');
+  }
+  return context.host;
 }
 
 /** The chat host of a tool call; throws when a tool runs outside a chat session. */
 export function chatHost(context: ToolContext): ChatToolHost {
-  const host = context.host as Partial<ChatToolHost> | null;
-  if (!host || host.kind !== 'figure-chat-session') {
+  const host = toolHost(context);
+  if (!isChatHost(host)) {
     throw new Error('this tool runs only inside a Figure Chat session');
   }
-  return host as ChatToolHost;
+  return host;
 }

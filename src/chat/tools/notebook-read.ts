@@ -1,12 +1,21 @@
 /**
  * `notebook_read`: the notebook's cells (index, id, type, source, output summaries, image outputs
- * with their `cell:<id>/<n>` picture addresses), so the model can find pictures and context.
+ * with their `cell:<id>/<n>` picture addresses, Figure Chat figures and marked pictures with their
+ * marks), so the model can find pictures and context.
  */
-import type { INotebookModel } from '@jupyterlab/notebook';
 import { z } from 'zod';
 
+import { FIGURE_MIME, parseOutputBundle } from '../../tools/bundle';
+import type { NotebookCellJson } from '../../tools/host';
 import type { ToolDefinition } from '../../tools/registry';
-import { chatHost } from './host';
+import { describeMark, validateRecord } from '../../tools/vision';
+import { toolHost } from './host';
+
+/** The entry a live Vision widget output carries (src/kernel-bridge); here only its presence. */
+const LIVE_MIME = 'application/vnd.figure-chat.widget+json';
+
+/** Most marks listed per marked picture; the rest are counted. */
+export const MAX_LISTED_MARKS = 50;
 
 /** Longest source or text output quoted per cell. */
 export const MAX_CELL_CHARS = 4000;
@@ -36,6 +45,48 @@ function textOf(value: unknown): string {
   return Array.isArray(value) ? value.join('') : typeof value === 'string' ? value : '';
 }
 
+/**
+ * A Figure Chat output (from the chat or from kernel code): a figure's alt text, or a marked
+ * picture's address, size and marks. The bundle is untrusted: it is parsed and its record checked
+ * with the tools' own validation; a bad one is reported, not repaired.
+ */
+function describeFigureChatOutput(
+  cellId: string,
+  index: number,
+  data: Record<string, unknown>
+): string {
+  const head = `  [${index}] Figure Chat`;
+  const parsed = parseOutputBundle(data[FIGURE_MIME]);
+  if (!parsed.ok) {
+    return `${head} output (${parsed.error})`;
+  }
+  const bundle = parsed.value;
+  if (bundle.kind === 'figure') {
+    return `${head} figure: ${clip(bundle.alt)}`;
+  }
+  const { picture } = bundle;
+  const live = LIVE_MIME in data ? ', a live Vision widget' : '';
+  const where = `${head} marked picture ${picture.address} (${picture.width}×${picture.height}${live}), view image cell:${cellId}/${index}`;
+  const lastId = Math.max(0, ...bundle.record.marks.map(mark => mark.id));
+  try {
+    const record = validateRecord(
+      { image: bundle.record.image, marks: bundle.record.marks, lastId },
+      picture
+    );
+    const lines = record.marks
+      .slice(0, MAX_LISTED_MARKS)
+      .map(mark => `      ${describeMark(mark)}`);
+    const more = record.marks.length - lines.length;
+    return [
+      `${where}: ${record.marks.length} mark${record.marks.length === 1 ? '' : 's'}${lines.length ? ':' : '.'}`,
+      ...lines,
+      ...(more > 0 ? [`      … ${more} more`] : [])
+    ].join('\n');
+  } catch (error) {
+    return `${where}: its marks are unreadable (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
 /** Summaries of one code cell's outputs. */
 function summarizeOutputs(
   cellId: string,
@@ -50,6 +101,9 @@ function summarizeOutputs(
       return `  [${index}] error ${String(output.ename ?? '')}: ${String(output.evalue ?? '')}`;
     }
     const data = (output.data ?? {}) as Record<string, unknown>;
+    if (FIGURE_MIME in data) {
+      return describeFigureChatOutput(cellId, index, data);
+    }
     const image = IMAGE_TYPES.find(mime => mime in data);
     const text = textOf(data['text/plain']);
     if (image) {
@@ -60,14 +114,14 @@ function summarizeOutputs(
 }
 
 /** The notebook as text for the model. */
-export function describeNotebook(model: INotebookModel, only?: number[]): string {
+export function describeNotebook(cells: ReadonlyArray<NotebookCellJson>, only?: number[]): string {
   const lines: string[] = [];
-  const count = model.cells.length;
+  const count = cells.length;
   for (let index = 0; index < count; index++) {
     if (only && !only.includes(index)) {
       continue;
     }
-    const cell = model.cells.get(index).toJSON() as unknown as Record<string, unknown>;
+    const cell = cells[index];
     const id = String(cell.id ?? '');
     lines.push(`Cell ${index} (id ${id}, ${String(cell.cell_type)}):`);
     lines.push(clip(textOf(cell.source)));
@@ -83,15 +137,15 @@ export function describeNotebook(model: INotebookModel, only?: number[]): string
 export const notebookReadTool: ToolDefinition<typeof notebookReadInput> = {
   name: 'notebook_read',
   description:
-    "Read the notebook beside this chat: each cell's index, id, type and source, summaries of its outputs, and image outputs with their picture addresses (cell:<id>/<n>) for the vision tools. Read-only.",
+    "Read the notebook beside this chat: each cell's index, id, type and source, summaries of its outputs, image outputs with their picture addresses (cell:<id>/<n>) for the vision tools, and Figure Chat figures and marked pictures with their marks. Read-only.",
   input: notebookReadInput,
   mutates: false,
   async run(args, context) {
-    const model = chatHost(context).notebook();
-    if (!model) {
+    const cells = toolHost(context).cells();
+    if (!cells) {
       return { status: 'failed', text: 'Tool error: the notebook is closed.' };
     }
-    const count = model.cells.length;
+    const count = cells.length;
     const missing = (args.cells ?? []).filter(index => index >= count);
     if (missing.length) {
       return {
@@ -101,7 +155,7 @@ export const notebookReadTool: ToolDefinition<typeof notebookReadInput> = {
     }
     return {
       status: 'completed',
-      text: `The notebook has ${count} cells.\n${describeNotebook(model, args.cells)}`
+      text: `The notebook has ${count} cells.\n${describeNotebook(cells, args.cells)}`
     };
   }
 };

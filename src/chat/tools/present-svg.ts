@@ -5,7 +5,7 @@
  */
 import type { ToolDefinition } from '../../tools/registry';
 import { PRESENT_SVG_DESCRIPTION, presentSvgInput } from '../../tools/svg';
-import { chatHost } from './host';
+import { toolHost } from './host';
 
 interface CheckSvgAnswer {
   ok: boolean;
@@ -19,7 +19,7 @@ export const presentSvgTool: ToolDefinition<typeof presentSvgInput> = {
   input: presentSvgInput,
   mutates: false,
   async run(args, context) {
-    const answer = await chatHost(context).request<CheckSvgAnswer>(
+    const answer = await toolHost(context).request<CheckSvgAnswer>(
       'check-svg',
       { svg: args.svg },
       context.signal

@@ -1,0 +1,221 @@
+"""``Vision(picture)``: numbered points and boxes on a picture, with the vision tools' semantics.
+
+Every call goes to the same pure functions the chat's tools run (``planVisionCall``, which applies
+``applyMarkArgs``/``applyUpdateArgs``, and ``validateRecord``) and the same sharp/resvg rendering,
+through the bundled figure program; Python only shapes arguments and holds the record.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .errors import FigureChatError
+from .outputs import bundle_view, vision_bundle
+from .pictures import picture_source
+from .program import figure_program
+
+
+class VisionResult:
+    """What one ``mark``/``update``/``show``/``list`` call gave: the tool's text and its view.
+
+    Displayed, it is the view as an output (Figure Chat bundle, PNG, mark list); ``str()`` is the
+    text the model would read.
+    """
+
+    def __init__(self, text: str, output: tuple[dict[str, Any], dict[str, Any]] | None):
+        self.text = text
+        self._output = output
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        if self._output is None:
+            return {"text/plain": self.text}, {}
+        return self._output
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _mark_args(
+    marks: Sequence[Any],
+    captions: Sequence[str] | None,
+    colours: Sequence[str] | None,
+    r: int | Sequence[int | None] | None,
+) -> list[dict[str, Any]]:
+    """``vision_mark``'s ``marks``: each an address string ``"x,y"``/``"x0,y0,x1,y1"`` or a dict."""
+    if isinstance(marks, (str, dict)):
+        marks = [marks]
+    result = []
+    for index, mark in enumerate(marks):
+        entry = dict(mark) if isinstance(mark, dict) else {"at": mark}
+        if captions is not None and index < len(captions):
+            entry.setdefault("caption", captions[index])
+        if colours is not None:
+            colour = colours if isinstance(colours, str) else (colours[index] if index < len(colours) else None)
+            if colour is not None:
+                entry.setdefault("colour", colour)
+        radius = r if isinstance(r, int) or r is None else (r[index] if index < len(r) else None)
+        if radius is not None:
+            entry.setdefault("r", radius)
+        result.append(entry)
+    return result
+
+
+def _plain(value: Any) -> Any:
+    """Numbers from NumPy (``np.int64(3)``) as Python ints, so detections serialize; floats round."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+class VisionCore:
+    """A picture and its one mark record; the widget (``Vision``) builds on it.
+
+    A mixin without ``__init__`` (traitlets passes its own arguments up the MRO): the widget calls
+    :meth:`_setup` before opening its comm.
+    """
+
+    def _setup(self, picture: Any, address: str | None) -> None:
+        source = picture_source(picture, address)
+        self._source = source
+        self._load()
+        self._set_record({"image": self.address, "marks": [], "lastId": 0})
+
+    # -- the picture ------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        source = self._source
+        placeholder = source.address or source.kind
+        header: dict[str, Any] = {"op": "picture", "address": placeholder}
+        if source.raw is not None:
+            header["raw"] = source.raw
+        answer, encoded = figure_program().request(header, source.data)
+        self.address: str = source.address or f"{source.kind}-{answer['sha256'][:12]}"
+        self.sha256: str = answer["sha256"]
+        self.width: int = answer["width"]
+        self.height: int = answer["height"]
+        self.format: str = answer["format"]
+        # Raw pixels became a PNG in the figure program; that PNG is the picture from now on.
+        self.picture_bytes: bytes = encoded if answer.get("encoded") else bytes(source.data)
+        self._source = type(source)(self.picture_bytes, None, self.address, source.kind)
+
+    @property
+    def fingerprint(self) -> dict[str, Any]:
+        """The picture's address, sha-256 and size, as the transcript and the bundle store it."""
+        return {"address": self.address, "sha256": self.sha256, "width": self.width, "height": self.height}
+
+    def _request(self, header: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        header = {**header, "picture": {"address": self.address, "sha256": self.sha256}}
+        try:
+            return figure_program().request(header)
+        except FigureChatError as error:
+            if error.code not in ("need-picture", "crashed"):
+                raise
+        # The program restarted or dropped the picture from its cache: send it once more.
+        self._load()
+        return figure_program().request(header)
+
+    # -- the record -------------------------------------------------------------------------
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The vision record ``{image, marks, lastId}`` (a copy)."""
+        return copy.deepcopy(self._current)
+
+    def _set_record(self, record: dict[str, Any]) -> None:
+        self._core_record = record
+
+    @property
+    def _current(self) -> dict[str, Any]:
+        return self._core_record
+
+    def _call(self, name: str, args: dict[str, Any]) -> VisionResult:
+        answer, payload = self._request(
+            {"op": "vision", "name": name, "args": _plain(args), "record": self._current}
+        )
+        if answer["record"] != self._current:
+            self._set_record(answer["record"])
+        return VisionResult(answer["text"], self._first_view(answer, payload))
+
+    def _first_view(self, answer: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        views = answer.get("views") or []
+        if not views:
+            return None
+        view = views[0]
+        png = payload[: view["length"]]
+        return vision_bundle(
+            self.fingerprint,
+            answer.get("record", self._current),
+            bundle_view(answer["specs"][0]),
+            png,
+            (view["width"], view["height"]),
+            answer["list"],
+        )
+
+    def mark(
+        self,
+        marks: Sequence[Any],
+        captions: Sequence[str] | None = None,
+        colours: Sequence[str] | str | None = None,
+        r: int | Sequence[int | None] | None = None,
+        view: str = "map",
+    ) -> VisionResult:
+        """Add marks, as ``vision_mark``: ``"x,y"`` points and ``"x0,y0,x1,y1"`` boxes in original
+        pixels (or dicts ``{"at", "r", "caption", "colour"}``), numbered in the order given."""
+        return self._call("vision_mark", {"marks": _mark_args(marks, captions, colours, r), "view": view})
+
+    def update(self, ops: Iterable[dict[str, Any]]) -> VisionResult:
+        """Move, recaption, recolour or remove marks by number, as ``vision_update`` (all or nothing)."""
+        return self._call("vision_update", {"ops": list(ops)})
+
+    def show(self, *at: str | Sequence[str], cover: Sequence[str] | None = None) -> VisionResult:
+        """A view, as ``vision_show``: nothing → the map, one address → a close-up, several → a sheet."""
+        addresses: list[str] = []
+        for item in at:
+            addresses.extend([item] if isinstance(item, str) else list(item))
+        args: dict[str, Any] = {}
+        if addresses:
+            args["at"] = addresses
+        if cover:
+            args["cover"] = list(cover)
+        return self._call("vision_show", args)
+
+    def list(self) -> VisionResult:
+        """The marks as text, one line each, as ``vision_list``."""
+        return self._call("vision_list", {})
+
+    @property
+    def marks(self) -> list[dict[str, Any]]:
+        """The marks: ``[{'id': 1, 'kind': 'point', 'x': 120, 'y': 80, 'r': 12, 'caption': …}, …]``."""
+        return copy.deepcopy(self._current["marks"])
+
+    @marks.setter
+    def marks(self, marks: Iterable[dict[str, Any]]) -> None:
+        """Replace every mark (model-assisted labelling). Marks without ``id`` get the next numbers;
+        ``caption``, ``colour`` and ``r`` default as in ``vision_mark``; coordinates must be whole
+        pixels (integral floats are accepted). The list is checked like a record read from a
+        notebook, and refused whole if one mark is wrong."""
+        answer, _ = self._request({"op": "marks", "record": self._current, "marks": _plain(list(marks))})
+        self._set_record(answer["record"])
+
+    # -- output -----------------------------------------------------------------------------
+
+    def _map_output(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        answer, payload = self._request({"op": "render", "record": self._current, "view": {"kind": "map"}})
+        output = self._first_view(answer, payload)
+        assert output is not None
+        return output
+
+    def __repr__(self) -> str:
+        count = len(self._current["marks"])
+        return f"Vision({self.address!r}, {self.width}×{self.height}, {count} mark{'s' if count != 1 else ''})"

@@ -1,0 +1,129 @@
+"""``Vision`` as an ipywidgets DOMWidget: the marked picture a person edits by mouse and keyboard.
+
+The record is one synced trait, ``_record``; the browser changes it with the same pure functions
+the tools use (``applyMarkArgs``/``applyUpdateArgs``), and the kernel checks what arrives with
+``validateRecord`` before taking it. The downscaled preview crosses the comm once, as a binary
+buffer (a ``Bytes`` trait), never as base64.
+
+What is saved is never the widget. The output is a plain display carrying the Figure Chat bundle,
+the rendered map as PNG and the mark list, kept current with ``update_display`` on every change,
+plus ``application/vnd.figure-chat.widget+json`` naming the live model. Only this extension renders
+that type: with a live model it shows the widget, and without one (reopened, kernel restarted,
+untrusted, another front end) it renders the rest of the bundle. No
+``application/vnd.jupyter.widget-view+json`` is ever written, so no front end can show "Error
+displaying widget" for it, and nbconvert and GitHub show the PNG.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import ipywidgets
+from IPython.display import display, update_display
+from traitlets import Bytes, Dict, Int, Unicode, observe
+
+from .errors import FigureChatError
+from .program import figure_program
+from .vision import VisionCore
+
+#: Module and version the front end registers its model and view under (src/kernel-bridge).
+WIDGET_MODULE = "jupyterlab-figure-chat"
+WIDGET_MODULE_VERSION = "^1.0.0"
+
+#: The output entry naming the live widget model; rendered only by this extension.
+LIVE_MIME = "application/vnd.figure-chat.widget+json"
+
+
+class Vision(ipywidgets.DOMWidget, VisionCore):
+    """A picture with numbered marks, shown as an interactive widget.
+
+    ``Vision(picture)`` takes a path, bytes, a PIL image, a NumPy array (H×W, H×W×3/4; uint8 or
+    float in [0, 1]) or a matplotlib figure. In the widget, click to add a point, drag to draw a
+    box, drag a mark to move it, select it and press Delete to remove it, and edit its caption and
+    colour; ``v.marks`` follows, and assigning ``v.marks`` redraws. ``mark``, ``update``, ``show``
+    and ``list`` behave exactly like the chat's vision tools.
+    """
+
+    _model_name = Unicode("FigureChatVisionModel").tag(sync=True)
+    _model_module = Unicode(WIDGET_MODULE).tag(sync=True)
+    _model_module_version = Unicode(WIDGET_MODULE_VERSION).tag(sync=True)
+    _view_name = Unicode("FigureChatVisionView").tag(sync=True)
+    _view_module = Unicode(WIDGET_MODULE).tag(sync=True)
+    _view_module_version = Unicode(WIDGET_MODULE_VERSION).tag(sync=True)
+
+    _record = Dict().tag(sync=True)
+    _address = Unicode().tag(sync=True)
+    _width = Int().tag(sync=True)
+    _height = Int().tag(sync=True)
+    _preview = Bytes().tag(sync=True)
+    _preview_mime = Unicode().tag(sync=True)
+    #: A message the view shows when the kernel refused an edit (cleared by the next edit).
+    _problem = Unicode().tag(sync=True)
+
+    def __init__(self, picture: Any, *, address: str | None = None, **kwargs: Any):
+        self._display_id = f"figure-chat-{uuid.uuid4().hex}"
+        self._displayed = False
+        self._accepted: dict[str, Any] = {}
+        self._setup(picture, address)
+        self._address = self.address
+        self._width = self.width
+        self._height = self.height
+        answer, preview = self._request({"op": "preview"})
+        self._preview_mime = answer["mime"]
+        self._preview = preview
+        # The comm opens here, with every trait above in its first message.
+        ipywidgets.DOMWidget.__init__(self, **kwargs)
+
+    def _set_record(self, record: dict[str, Any]) -> None:
+        self._accepted = record
+        self._record = record
+
+    @observe("_record")
+    def _record_changed(self, change: dict[str, Any]) -> None:
+        record = change["new"]
+        if record is self._accepted:
+            self._refresh_display()
+            return
+        # From the browser: take it only if a tool could have made it.
+        try:
+            answer, _ = figure_program().request(
+                {
+                    "op": "check-record",
+                    "record": record,
+                    "picture": {"address": self.address, "sha256": self.sha256},
+                }
+            )
+        except FigureChatError as error:
+            self._problem = str(error)
+            self._set_record(self._accepted)
+            return
+        self._problem = ""
+        self._accepted = answer["record"]
+        self._refresh_display()
+
+    @property
+    def _current(self) -> dict[str, Any]:
+        return self._accepted
+
+    def _refresh_display(self) -> None:
+        if self._displayed:
+            data, metadata = self._output_bundle()
+            update_display(data, metadata=metadata, raw=True, display_id=self._display_id)
+
+    def _output_bundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        data, metadata = self._map_output()
+        if self.comm is not None:
+            data = {LIVE_MIME: {"version": 1, "model_id": self.model_id}, **data}
+        return data, metadata
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        return self._output_bundle()
+
+    __repr__ = VisionCore.__repr__
+
+    def _ipython_display_(self) -> None:
+        # A display id lets every later change rewrite this output, so what is saved is current.
+        data, metadata = self._output_bundle()
+        display(data, metadata=metadata, raw=True, display_id=self._display_id)
+        self._displayed = True

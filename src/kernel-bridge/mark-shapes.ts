@@ -1,0 +1,81 @@
+/**
+ * The marks of the Vision widget as SVG elements, in original-pixel coordinates (the editor's
+ * `viewBox` is the picture's size). `unit` is original pixels per screen pixel, so strokes and
+ * labels keep their on-screen size however far the preview is scaled down.
+ */
+import { PALETTE_HEX, type Mark, type VisionRecord } from '../tools/vision';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** A value kept between two bounds. */
+export function clamp(value: number, low: number, high: number): number {
+  return Math.max(low, Math.min(high, value));
+}
+
+/** An SVG element with attributes. */
+export function svgElement<K extends keyof SVGElementTagNameMap>(
+  name: K,
+  attributes: Record<string, string | number>
+): SVGElementTagNameMap[K] {
+  const element = document.createElementNS(SVG_NS, name);
+  for (const [key, value] of Object.entries(attributes)) {
+    element.setAttribute(key, String(value));
+  }
+  return element;
+}
+
+/** Where a mark would be after moving by (dx, dy), kept inside the picture. */
+export function movedAddress(
+  mark: Mark,
+  dx: number,
+  dy: number,
+  width: number,
+  height: number
+): string {
+  if (mark.kind === 'point') {
+    return `${clamp(mark.x + dx, 0, width - 1)},${clamp(mark.y + dy, 0, height - 1)}`;
+  }
+  const sx = clamp(dx, -mark.x0, width - mark.x1);
+  const sy = clamp(dy, -mark.y0, height - mark.y1);
+  return `${mark.x0 + sx},${mark.y0 + sy},${mark.x1 + sx},${mark.y1 + sy}`;
+}
+
+/** One `<g>` per mark: its shape and its number with caption; the selected one drawn thicker. */
+export function markElements(
+  record: VisionRecord,
+  selected: number | null,
+  unit: number
+): SVGGElement[] {
+  return record.marks.map(mark => {
+    const colour = PALETTE_HEX[mark.colour];
+    const isSelected = mark.id === selected;
+    const group = svgElement('g', {
+      'data-mark': mark.id,
+      tabindex: 0,
+      role: 'button',
+      'aria-label': `#${mark.id} ${mark.kind} ${mark.caption}`.trim(),
+      class: `jp-FigureChat-visionMark${isSelected ? ' jp-mod-selected' : ''}`
+    });
+    const stroke = { stroke: colour, 'stroke-width': (isSelected ? 4 : 2) * unit };
+    const shape =
+      mark.kind === 'point'
+        ? svgElement('circle', { cx: mark.x + 0.5, cy: mark.y + 0.5, r: mark.r, ...stroke })
+        : svgElement('rect', {
+            x: mark.x0,
+            y: mark.y0,
+            width: mark.x1 - mark.x0,
+            height: mark.y1 - mark.y0,
+            ...stroke
+          });
+    const label = svgElement('text', {
+      x: mark.kind === 'point' ? mark.x + mark.r + 2 * unit : mark.x0 + 2 * unit,
+      y: mark.kind === 'point' ? mark.y : mark.y0 - 3 * unit,
+      fill: colour,
+      'font-size': 13 * unit,
+      'stroke-width': 3 * unit
+    });
+    label.textContent = `${mark.id}${mark.caption ? ` ${mark.caption}` : ''}`;
+    group.append(shape, label);
+    return group;
+  });
+}
