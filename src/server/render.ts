@@ -25,6 +25,7 @@ import {
 } from '../tools/vision';
 import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError, type JsonRoute } from './http';
+import { collectWhenIdle, Semaphore } from './render-queue';
 import { overlayGlyphs, rasterizeOverlay } from './overlay';
 import { badBody, LIMIT_INPUT_PIXELS, loadPicture, pictureInfo, type Picture } from './pictures';
 
@@ -71,34 +72,6 @@ export type ViewFormat = 'png' | 'model';
 
 /** Background of sheets, between and around tiles. */
 const SHEET_BACKGROUND = { r: 32, g: 32, b: 32 };
-
-/** A bounded queue: at most `limit` tasks run at once. */
-export class Semaphore {
-  private _running = 0;
-  private readonly _waiting: Array<() => void> = [];
-
-  constructor(readonly limit: number) {}
-
-  /** Run `task` when a slot is free. */
-  async use<T>(task: () => Promise<T>): Promise<T> {
-    if (this._running >= this.limit) {
-      await new Promise<void>(resolve => this._waiting.push(resolve));
-    } else {
-      this._running++;
-    }
-    try {
-      return await task();
-    } finally {
-      const next = this._waiting.shift();
-      // The slot passes straight to the next waiter, so `_running` stays the same.
-      if (next) {
-        next();
-      } else {
-        this._running--;
-      }
-    }
-  }
-}
 
 const renders = new Semaphore(RENDER_CONCURRENCY);
 
@@ -264,9 +237,14 @@ export function renderCacheStats(): { decoded: ByteCacheStats; views: ByteCacheS
   return { decoded: decodedPictures.stats, views: renderedViews.stats };
 }
 
-/** Empty both caches: the benchmark's cold runs, and tests that count renders. */
-export function clearRenderCaches(): void {
-  decodedPictures.clear();
+/**
+ * Empty the caches (`views`: only the rendered views, so the next view of a picture renders but
+ * reuses its decode): the benchmark's cold and repeated runs, and tests that count renders.
+ */
+export function clearRenderCaches(which: 'all' | 'views' = 'all'): void {
+  if (which === 'all') {
+    decodedPictures.clear();
+  }
   renderedViews.clear();
 }
 
@@ -306,30 +284,40 @@ export async function renderView(
   const key = `${picture.sha256}/${format}/${recordHash}/${JSON.stringify(spec)}`;
   return renderedViews.getOrCreate(key, () =>
     renders.use(async () => {
-      const svg = overlayGlyphs().outlineText(drawGeometry(geometry, record));
-      // The overlay rasterizes on libuv's pool while libvips decodes: the two overlap on two cores.
-      const [overlay, base] = await Promise.all([
-        rasterizeOverlay(svg, geometry),
-        (geometry.kind === 'sheet'
-          ? renderSheet(picture, geometry)
-          : renderSinglePane(picture, geometry)
-        ).catch((error: unknown) => {
-          throw decodeError(picture, error);
-        })
-      ]);
-      const bytes = await encodeView(
-        sharp(base.data, { raw: base.raw }).composite([overlay]),
-        format
-      );
-      return {
-        bytes,
-        mime: format === 'model' ? 'image/jpeg' : 'image/png',
-        width: geometry.width,
-        height: geometry.height,
-        caption: describeView(geometry, record, picture)
-      } satisfies RenderedView;
+      try {
+        return await drawView(picture, geometry, record, format);
+      } finally {
+        collectWhenIdle(renders);
+      }
     })
   );
+}
+
+async function drawView(
+  picture: Picture,
+  geometry: ViewGeometry,
+  record: VisionRecord,
+  format: ViewFormat
+): Promise<RenderedView> {
+  const svg = overlayGlyphs().outlineText(drawGeometry(geometry, record));
+  // The overlay rasterizes on libuv's pool while libvips decodes: the two overlap on two cores.
+  const [overlay, base] = await Promise.all([
+    rasterizeOverlay(svg, geometry),
+    (geometry.kind === 'sheet'
+      ? renderSheet(picture, geometry)
+      : renderSinglePane(picture, geometry)
+    ).catch((error: unknown) => {
+      throw decodeError(picture, error);
+    })
+  ]);
+  const bytes = await encodeView(sharp(base.data, { raw: base.raw }).composite([overlay]), format);
+  return {
+    bytes,
+    mime: format === 'model' ? 'image/jpeg' : 'image/png',
+    width: geometry.width,
+    height: geometry.height,
+    caption: describeView(geometry, record, picture)
+  } satisfies RenderedView;
 }
 
 const RenderBody = z
