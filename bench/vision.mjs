@@ -141,7 +141,8 @@ async function rssChild(root) {
     await fc.renderRoute(body(i), ctx);
   }
   fc.clearRenderCaches('views');
-  await sleep(1000);
+  // At rest: the render queue's collection when idle (1 s) has run.
+  await sleep(2500);
   const idle = rssMb();
   const before = process.resourceUsage().maxRSS;
   const start = performance.now();

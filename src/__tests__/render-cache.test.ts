@@ -105,6 +105,23 @@ describe('render caches and encodings', () => {
     expect(renderCacheStats().views.entries).toBe(4);
   });
 
+  it('draws the same pixels from a cached decode as from a cold one', async () => {
+    const picture = await pictureOf(100);
+    const record = nineBoxes(picture.address);
+    for (const spec of [
+      { kind: 'map' },
+      { kind: 'closeup', at: '#5' },
+      { kind: 'sheet', at: ['#1', '#9'] }
+    ] as const) {
+      clearRenderCaches();
+      const cold = await renderView(picture, spec, record);
+      clearRenderCaches('views');
+      const warm = await renderView(picture, spec, record);
+      expect(warm).not.toBe(cold);
+      expect(warm.bytes.equals(cold.bytes)).toBe(true);
+    }
+  });
+
   it('keeps both byte budgets under 50 concurrent renders of 20 pictures', async () => {
     const pictures = await Promise.all(
       Array.from({ length: 20 }, (_, i) => pictureOf(40 + 8 * i, i % 2 ? 'png' : 'jpeg'))

@@ -28,6 +28,12 @@ export function resvgOverlayOptions(): ResvgRenderOptions {
   return overlayOptions;
 }
 
+const NO_FONTS: ResvgRenderOptions = {
+  font: { loadSystemFonts: false },
+  fitTo: { mode: 'original' },
+  logLevel: 'off'
+};
+
 let glyphCache: GlyphCache | undefined;
 
 /** Labels drawn from cached outlines, pixel-identical to resvg's text and without its shaping. */
@@ -41,7 +47,9 @@ export async function rasterizeOverlay(
   svg: string,
   geometry: ViewGeometry
 ): Promise<OverlayOptions> {
-  const image = await renderAsync(svg, resvgOverlayOptions());
+  // Labels reach resvg as outlines: with no text left, loading the font file for every render
+  // would only cost time and allocations.
+  const image = await renderAsync(svg, svg.includes('<text') ? resvgOverlayOptions() : NO_FONTS);
   if (image.width !== geometry.width || image.height !== geometry.height) {
     throw new Error(
       `overlay rendered at ${image.width}×${image.height}, not ${geometry.width}×${geometry.height}`
