@@ -9,7 +9,7 @@ import {
   renderView,
   VIEW_CACHE_BYTES
 } from '../server/render';
-import { applyMarkArgs, emptyRecord, type VisionRecord } from '../tools/vision';
+import { applyMarkArgs, emptyRecord, type ViewSpec, type VisionRecord } from '../tools/vision';
 
 describe('ByteCache', () => {
   it('keeps its byte budget at every insert and evicts the least recently used', () => {
@@ -108,11 +108,12 @@ describe('render caches and encodings', () => {
   it('draws the same pixels from a cached decode as from a cold one', async () => {
     const picture = await pictureOf(100);
     const record = nineBoxes(picture.address);
-    for (const spec of [
+    const specs: ViewSpec[] = [
       { kind: 'map' },
       { kind: 'closeup', at: '#5' },
       { kind: 'sheet', at: ['#1', '#9'] }
-    ] as const) {
+    ];
+    for (const spec of specs) {
       clearRenderCaches();
       const cold = await renderView(picture, spec, record);
       clearRenderCaches('views');

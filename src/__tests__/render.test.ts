@@ -146,7 +146,11 @@ describe.each(['p.jpg', 'p.png'])('rendering %s', image => {
     expect(Math.max(sheet.width, sheet.height)).toBeLessThanOrEqual(1024);
     const tile = geometry.panes[4];
     expect(
-      near(await pixelAt(sheet.bytes, tile.left + tile.width - 3, tile.top + 3), [190, 190, 190], 15)
+      near(
+        await pixelAt(sheet.bytes, tile.left + tile.width - 3, tile.top + 3),
+        [190, 190, 190],
+        15
+      )
     ).toBe(true);
     expect(await pixelAt(sheet.bytes, 1, 1)).toEqual([32, 32, 32]);
   });
