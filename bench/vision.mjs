@@ -97,7 +97,8 @@ function runPeers(job) {
     input: JSON.stringify(job),
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
-    timeout: 110_000
+    // Generous: on a shared, loaded machine matplotlib alone can take minutes.
+    timeout: 900_000
   });
   if (result.status !== 0) {
     return {
