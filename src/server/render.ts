@@ -1,10 +1,13 @@
 /**
- * Vision views as PNG: the overlay SVG (drawn by the pure core) is rasterized by resvg at output
- * size and composited by sharp over the picture. The only module that touches pixels.
+ * Vision views as PNG (or, for the model, JPEG): the overlay SVG (drawn by the pure core) is
+ * rasterized by resvg at output size and composited by sharp over the picture. The only module
+ * that touches pixels.
  *
- * Full views resize the picture directly, so JPEG shrink-on-load decodes at the smallest size that
- * still covers the view; close-ups extract their region, then resize. Labels reach resvg as cached
- * glyph outlines (./glyphs), and the output is RGB: one composite pass and one PNG encode per view.
+ * A picture is decoded in one place, `decodePicture`: for views of the whole picture at the
+ * smallest JPEG shrink-on-load scale that still covers the view, for close-ups and sheets at full
+ * size, and kept in a byte-bounded cache, so the next view of the same picture resizes straight
+ * from its pixels. Labels reach resvg as cached glyph outlines (./glyphs), and the output is RGB:
+ * one composite pass and one encode per view. Finished views are cached too.
  */
 import { createHash } from 'node:crypto';
 
@@ -59,8 +62,8 @@ export const PNG_COMPRESSION_LEVEL = 2;
 
 /**
  * JPEG quality of views sent to the model: the marks' digits stay legible (a test compares each
- * digit with every other), at about a fifth of the PNG's bytes. 4:4:4 keeps the colour of thin
- * strokes; WebP was a third smaller still but ten times slower to encode (bench/vision.mjs).
+ * digit with every other), at about a quarter of the PNG's bytes. 4:4:4 keeps the colour of thin
+ * strokes; WebP was smaller still but more than ten times slower to encode (bench/vision.mjs).
  */
 export const MODEL_JPEG_QUALITY = 85;
 
