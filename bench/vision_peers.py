@@ -2,7 +2,9 @@
 
 Reads a job (JSON) on standard input: the picture's path and, per view, the geometry, marks and
 tick labels that Figure Chat computed, so every peer draws exactly the same shapes. Prints the
-median time per view and peer (milliseconds) as JSON on standard output.
+median time per view and peer (milliseconds) as JSON on standard output, with the bytes of
+Pillow's PNG and of Figure Chat's view (bench/out/ours-<view>.png) re-encoded by Pillow at the same
+zlib level.
 """
 
 import io
@@ -42,7 +44,7 @@ def pane_marks(pane, marks):
     return shown
 
 
-def pillow_view(data, view, font, compress_level):
+def pillow_view(data, view, font, compress_level, jpeg_quality=None):
     geometry = view["geometry"]
     width, height = geometry["width"], geometry["height"]
     panes = geometry["panes"]
@@ -79,7 +81,11 @@ def pillow_view(data, view, font, compress_level):
         for label in pane["ticks"]:
             draw.text((label["x"], label["y"]), label["text"], fill=(255, 255, 255), font=font, anchor="mm", stroke_width=2, stroke_fill=(0, 0, 0))
     out = io.BytesIO()
-    canvas.save(out, "PNG", compress_level=compress_level)
+    if jpeg_quality is None:
+        canvas.save(out, "PNG", compress_level=compress_level)
+    else:
+        # As Figure Chat encodes views for the model: no chroma subsampling (4:4:4).
+        canvas.save(out, "JPEG", quality=jpeg_quality, subsampling=0)
     return out.getvalue()
 
 
@@ -141,9 +147,21 @@ def main():
             "pillow": median_ms(lambda: pillow_view(data, view, font, level), job["iterations"]["pillow"]),
             "matplotlib": median_ms(lambda: matplotlib_view(data, view, level), job["iterations"]["matplotlib"]),
         }
+        if job.get("jpegQuality"):
+            quality = job["jpegQuality"]
+            results[name]["pillowJpeg"] = median_ms(
+                lambda: pillow_view(data, view, font, level, quality), job["iterations"]["pillow"]
+            )
+        own = pillow_view(data, view, font, level)
+        results[name]["ownBytes"] = len(own)
         if job.get("samples"):
             with open(f"{job['samples']}/pillow-{name}.png", "wb") as handle:
-                handle.write(pillow_view(data, view, font, level))
+                handle.write(own)
+            # Bytes with the same pixels: Figure Chat's view, re-encoded by Pillow at the same level.
+            ours = Image.open(f"{job['samples']}/ours-{name}.png").convert("RGB")
+            same = io.BytesIO()
+            ours.save(same, "PNG", compress_level=level)
+            results[name]["samePixels"] = len(same.getvalue())
             with open(f"{job['samples']}/matplotlib-{name}.png", "wb") as handle:
                 handle.write(matplotlib_view(data, view, level))
     json.dump(results, sys.stdout)

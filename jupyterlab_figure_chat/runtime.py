@@ -46,7 +46,19 @@ def server_script() -> str:
 
 
 def server_environment() -> dict[str, str]:
-    """Environment for the figure server: where its bundled font is."""
+    """Environment for the figure server: where its bundled font is, and its allocator.
+
+    glibc gives each thread its own malloc arena, and raises its mmap threshold as big buffers come
+    and go, so a render burst's pixel buffers ended up in arenas that never shrink: the server kept
+    800 MB for good. Two arenas and a fixed threshold (buffers over 128 KiB are mapped, and unmapped
+    when freed) let the memory come back, as sharp advises for long-running Linux servers;
+    ``--expose-gc`` lets the server collect finished views once it is idle. bench/vision.mjs
+    measures it.
+    """
+    node_options = " ".join(filter(None, [os.environ.get("NODE_OPTIONS"), "--expose-gc"]))
     return {
         "FIGURE_CHAT_FONT_DIR": str(SERVER_DIR / "fonts"),
+        "MALLOC_ARENA_MAX": "2",
+        "MALLOC_MMAP_THRESHOLD_": "131072",
+        "NODE_OPTIONS": node_options,
     }

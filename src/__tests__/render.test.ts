@@ -87,37 +87,37 @@ describe.each(['p.jpg', 'p.png'])('rendering %s', image => {
     const rec = record(image);
     const spec: ViewSpec = { kind: 'map', cover: ['blue'] };
     const view = await renderView(picture, spec, rec);
-    const meta = await sharp(view.png).metadata();
+    const meta = await sharp(view.bytes).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 1024, 768]);
     const pane = viewGeometry(spec, rec, picture).panes[0];
     // The covered blue box is solid blue at its centre.
-    expect(await pixelAt(view.png, toViewX(pane, 1150), toViewY(pane, 800))).toEqual(
+    expect(await pixelAt(view.bytes, toViewX(pane, 1150), toViewY(pane, 800))).toEqual(
       hex(PALETTE_HEX.blue)
     );
     // The red circle's stroke crosses the point's right edge; inside it the picture shows.
     expect(
       near(
-        await pixelAt(view.png, toViewX(pane, 460), toViewY(pane, 300)),
+        await pixelAt(view.bytes, toViewX(pane, 460), toViewY(pane, 300)),
         hex(PALETTE_HEX.red),
         40
       )
     ).toBe(true);
     expect(
-      near(await pixelAt(view.png, toViewX(pane, 430), toViewY(pane, 330)), [60, 60, 60], 12)
+      near(await pixelAt(view.bytes, toViewX(pane, 430), toViewY(pane, 330)), [60, 60, 60], 12)
     ).toBe(true);
     // The yellow box is hollow: its edge is yellow, its middle is the picture.
     expect(
       near(
-        await pixelAt(view.png, toViewX(pane, 350), toViewY(pane, 900)),
+        await pixelAt(view.bytes, toViewX(pane, 350), toViewY(pane, 900)),
         hex(PALETTE_HEX.yellow),
         40
       )
     ).toBe(true);
     expect(
-      near(await pixelAt(view.png, toViewX(pane, 350), toViewY(pane, 1000)), [60, 60, 60], 12)
+      near(await pixelAt(view.bytes, toViewX(pane, 350), toViewY(pane, 1000)), [60, 60, 60], 12)
     ).toBe(true);
     expect(
-      near(await pixelAt(view.png, toViewX(pane, 1500), toViewY(pane, 600)), [190, 190, 190], 12)
+      near(await pixelAt(view.bytes, toViewX(pane, 1500), toViewY(pane, 600)), [190, 190, 190], 12)
     ).toBe(true);
   });
 
@@ -131,7 +131,7 @@ describe.each(['p.jpg', 'p.png'])('rendering %s', image => {
     // Left of the asked pixel the crosshair's white arm lies over dark picture.
     expect(
       near(
-        await pixelAt(view.png, toViewX(pane, 800) - 12, toViewY(pane, 600)),
+        await pixelAt(view.bytes, toViewX(pane, 800) - 12, toViewY(pane, 600)),
         [255, 255, 255],
         40
       )
@@ -142,14 +142,18 @@ describe.each(['p.jpg', 'p.png'])('rendering %s', image => {
     };
     const sheet = await renderView(picture, sheetSpec, rec);
     const geometry = viewGeometry(sheetSpec, rec, picture);
-    const meta = await sharp(sheet.png).metadata();
+    const meta = await sharp(sheet.bytes).metadata();
     expect([meta.width, meta.height]).toEqual([geometry.width, geometry.height]);
     expect(Math.max(sheet.width, sheet.height)).toBeLessThanOrEqual(1024);
     const tile = geometry.panes[4];
     expect(
-      near(await pixelAt(sheet.png, tile.left + tile.width - 3, tile.top + 3), [190, 190, 190], 15)
+      near(
+        await pixelAt(sheet.bytes, tile.left + tile.width - 3, tile.top + 3),
+        [190, 190, 190],
+        15
+      )
     ).toBe(true);
-    expect(await pixelAt(sheet.png, 1, 1)).toEqual([32, 32, 32]);
+    expect(await pixelAt(sheet.bytes, 1, 1)).toEqual([32, 32, 32]);
   });
 });
 

@@ -151,7 +151,7 @@ async function exportWithAssets(
       const rendered = await renderView(await picture, target.spec, target.record);
       viewCount += 1;
       const name = `${stem}-view-${String(viewCount).padStart(3, '0')}-${safeName(call)}-${target.index + 1}.png`;
-      files.push({ name, bytes: rendered.png });
+      files.push({ name, bytes: rendered.bytes });
       const list = views.get(call) ?? [];
       list.push({ path: name, caption: rendered.caption });
       views.set(call, list);

@@ -233,7 +233,7 @@ async function renderAll(
   const rendered = await Promise.all(
     views.map(async view => {
       const drawn = await renderView(source, view, record);
-      const png = await sharp(drawn.png)
+      const png = await sharp(drawn.bytes)
         .png({ compressionLevel: STORED_PNG_COMPRESSION_LEVEL, adaptiveFiltering: true })
         .toBuffer();
       return { ...drawn, png };

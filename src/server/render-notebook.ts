@@ -142,7 +142,7 @@ async function writeViews(
         const rendered = await renderView(picture, view, plan.record);
         count++;
         const file = `view-${String(count).padStart(3, '0')}-${safeName(result.tool_call_id)}-${index + 1}.png`;
-        await writeFile(join(outDir, file), rendered.png);
+        await writeFile(join(outDir, file), rendered.bytes);
       }
     } catch (error) {
       failures.push(`views of ${name} (${fingerprint.address}): ${messageOf(error)}`);

@@ -35,7 +35,12 @@ export const renderRoute: JsonRoute = async (body, ctx) => {
   const specs = request.views ?? (request.view ? [request.view] : []);
   const views = await Promise.all(specs.map(spec => renderView(picture, spec, record)));
   const answer: RenderAnswer = {
-    views: views.map(view => ({ ...view, png: view.png.toString('base64') })),
+    views: views.map(view => ({
+      png: view.bytes.toString('base64'),
+      width: view.width,
+      height: view.height,
+      caption: view.caption
+    })),
     picture: pictureInfo(picture)
   };
   return { json: answer };

@@ -1,20 +1,21 @@
 /**
- * Vision views as PNG: the overlay SVG (drawn by the pure core) is rasterized by resvg at output
- * size and composited by sharp over the picture. The only module that touches pixels.
+ * Vision views as PNG (or, for the model, JPEG): the overlay SVG (drawn by the pure core) is
+ * rasterized by resvg at output size and composited by sharp over the picture. The only module
+ * that touches pixels.
  *
- * Full views resize the picture directly, so JPEG shrink-on-load decodes at the smallest size that
- * still covers the view; close-ups extract their region, then resize. Labels reach resvg as cached
- * glyph outlines (./glyphs), and the output is RGB: one composite pass and one PNG encode per view.
+ * A picture is decoded in one place, `decodePicture`: for views of the whole picture at the
+ * smallest JPEG shrink-on-load scale that still covers the view, for close-ups and sheets at full
+ * size, and kept in a byte-bounded cache, so the next view of the same picture resizes straight
+ * from its pixels. Labels reach resvg as cached glyph outlines (./glyphs), and the output is RGB:
+ * one composite pass and one encode per view. Finished views are cached too.
  */
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 
-import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js';
-import sharp, { type KernelEnum, type OverlayOptions, type Sharp } from 'sharp';
+import sharp, { type KernelEnum, type Sharp } from 'sharp';
 
 import {
   describeView,
   drawGeometry,
-  FONT_FAMILY,
   viewGeometry,
   VisionError,
   type Pane,
@@ -22,80 +23,58 @@ import {
   type ViewSpec,
   type VisionRecord
 } from '../tools/vision';
-import { GlyphCache } from './glyphs';
+import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError } from './http';
+import { collectWhenIdle, Semaphore } from './render-queue';
+import { overlayGlyphs, rasterizeOverlay } from './overlay';
 import { LIMIT_INPUT_PIXELS, type Picture } from './pictures';
-import { fontDirectory } from './svg-fonts';
 
 /** Renders running at once; more wait their turn, so memory stays bounded under load. */
 export const RENDER_CONCURRENCY = 2;
 
 /**
- * Pictures up to this many pixels are decoded once for a whole sheet; larger ones are decoded per
- * tile, trading time for memory (a decoded 100 Mpx picture would be 300 MB).
+ * Bytes of decoded pictures kept, per fingerprint and decode scale: a conversation draws the map,
+ * then close-ups and sheets of the same picture, and each of those would otherwise decode it again.
  */
-export const SHEET_DECODE_ONCE_PIXELS = 40_000_000;
+export const DECODED_CACHE_BYTES = 96 * 1024 * 1024;
 
-/** zlib level of output PNGs: views are sent once and looked at, so speed beats the last bytes. */
-export const PNG_COMPRESSION_LEVEL = 1;
+/**
+ * Pictures whose decoded pixels fit in half the cache are decoded once and kept; larger ones are
+ * decoded per view (and per sheet tile), trading time for memory (100 Mpx decoded is 300 MB).
+ */
+export const DECODE_ONCE_BYTES = DECODED_CACHE_BYTES / 2;
+
+/** Bytes of rendered views kept, so a view asked for again (a reopened notebook) costs no render. */
+export const VIEW_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * zlib level of output PNGs, with adaptive row filters. libvips deflates with zlib-ng, whose level
+ * 1 is a faster, weaker algorithm: level 2 with filters is the lowest that is no larger than
+ * Pillow's PNG of the same pixels at the same level (bench/vision.mjs measures both).
+ */
+export const PNG_COMPRESSION_LEVEL = 2;
+
+/**
+ * JPEG quality of views sent to the model: the marks' digits stay legible (a test compares each
+ * digit with every other), at about a quarter of the PNG's bytes. 4:4:4 keeps the colour of thin
+ * strokes; WebP was smaller still but more than ten times slower to encode (bench/vision.mjs).
+ */
+export const MODEL_JPEG_QUALITY = 85;
+
+/**
+ * How a view is encoded: `png` (lossless, for the chat) or `model` (compact, for a vision request:
+ * the model reads marks and numbers, not the last bit of each pixel).
+ */
+export type ViewFormat = 'png' | 'model';
 
 /** Background of sheets, between and around tiles. */
 const SHEET_BACKGROUND = { r: 32, g: 32, b: 32 };
 
-/** A bounded queue: at most `limit` tasks run at once. */
-export class Semaphore {
-  private _running = 0;
-  private readonly _waiting: Array<() => void> = [];
-
-  constructor(readonly limit: number) {}
-
-  /** Run `task` when a slot is free. */
-  async use<T>(task: () => Promise<T>): Promise<T> {
-    if (this._running >= this.limit) {
-      await new Promise<void>(resolve => this._waiting.push(resolve));
-    } else {
-      this._running++;
-    }
-    try {
-      return await task();
-    } finally {
-      const next = this._waiting.shift();
-      // The slot passes straight to the next waiter, so `_running` stays the same.
-      if (next) {
-        next();
-      } else {
-        this._running--;
-      }
-    }
-  }
-}
-
 const renders = new Semaphore(RENDER_CONCURRENCY);
 
-let overlayOptions: ResvgRenderOptions | undefined;
-
-/** resvg options for overlays, resolved once: the bundled DejaVu Sans only, no system fonts. */
-function resvgOverlayOptions(): ResvgRenderOptions {
-  overlayOptions ??= {
-    font: {
-      loadSystemFonts: false,
-      fontFiles: [join(fontDirectory(), 'DejaVuSans.ttf')],
-      defaultFontFamily: FONT_FAMILY,
-      sansSerifFamily: FONT_FAMILY
-    },
-    fitTo: { mode: 'original' },
-    logLevel: 'off'
-  };
-  return overlayOptions;
-}
-
-let glyphCache: GlyphCache | undefined;
-
-/** Labels drawn from cached outlines, pixel-identical to resvg's text and without its shaping. */
-function overlayGlyphs(): GlyphCache {
-  glyphCache ??= new GlyphCache(resvgOverlayOptions());
-  return glyphCache;
-}
+// libvips' own operation cache would keep decoded pictures a second time, outside any budget this
+// module can see; the caches below hold what is worth keeping (sharp's advice for servers).
+sharp.cache(false);
 
 /** Decoded pixels of a view's base, before the overlay. */
 interface RawImage {
@@ -105,7 +84,9 @@ interface RawImage {
 
 /** One rendered view. */
 export interface RenderedView {
-  readonly png: Buffer;
+  /** The encoded view, as `mime` says. */
+  readonly bytes: Buffer;
+  readonly mime: 'image/png' | 'image/jpeg';
   readonly width: number;
   readonly height: number;
   readonly caption: string;
@@ -132,20 +113,6 @@ function decodeError(picture: Picture, error: unknown): unknown {
   );
 }
 
-async function rasterizeOverlay(svg: string, geometry: ViewGeometry): Promise<OverlayOptions> {
-  const image = await renderAsync(svg, resvgOverlayOptions());
-  if (image.width !== geometry.width || image.height !== geometry.height) {
-    throw new Error(
-      `overlay rendered at ${image.width}×${image.height}, not ${geometry.width}×${geometry.height}`
-    );
-  }
-  // resvg's pixels are premultiplied RGBA; saying so spares sharp a conversion and keeps edges exact.
-  return {
-    input: image.pixels,
-    raw: { width: image.width, height: image.height, channels: 4, premultiplied: true }
-  };
-}
-
 function kernelFor(pane: Pane): keyof KernelEnum {
   // Enlarged close-ups show the real pixels as blocks; smoothing would invent detail.
   return Math.min(pane.sx, pane.sy) >= 2 ? 'nearest' : 'lanczos3';
@@ -161,9 +128,61 @@ function resizePane(image: Sharp, pane: Pane, whole: boolean): Sharp {
         width: region.x1 - region.x0,
         height: region.y1 - region.y0
       });
-  return source
-    .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) })
-    .flatten({ background: '#ffffff' });
+  return source.resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) });
+}
+
+const decodedPictures = new ByteCache<RawImage>(DECODED_CACHE_BYTES, image => image.data.length);
+
+/**
+ * The JPEG shrink-on-load factor for a view of the whole picture: the largest of 8, 4 and 2 that
+ * still leaves at least the view's pixels (as sharp picks it when it resizes straight from the
+ * file). Other formats, and views of a region, decode at full size.
+ */
+function decodeShrink(picture: Picture, pane: Pane, whole: boolean): number {
+  if (!whole || picture.format !== 'jpeg') {
+    return 1;
+  }
+  const ratio = Math.min(picture.width / pane.width, picture.height / pane.height);
+  return [8, 4, 2].find(factor => ratio >= factor) ?? 1;
+}
+
+/**
+ * The one place a picture is decoded: to opaque sRGB pixels (transparency flattened on white), at
+ * 1/`shrink` of its size through JPEG shrink-on-load. Kept in a byte-bounded cache by fingerprint
+ * and scale, unless the pixels would take more than {@link DECODE_ONCE_BYTES}: then `undefined`,
+ * and the caller decodes from the file per view.
+ */
+async function decodePicture(picture: Picture, shrink: number): Promise<RawImage | undefined> {
+  const width = Math.ceil(picture.width / shrink);
+  const height = Math.ceil(picture.height / shrink);
+  if (width * height * 3 > DECODE_ONCE_BYTES) {
+    return undefined;
+  }
+  return decodedPictures.getOrCreate(`${picture.sha256}/${shrink}`, async () => {
+    let image = sharp(picture.bytes, decodeOptions);
+    if (shrink > 1) {
+      // An exact power-of-two size: libjpeg's scaled decode gives it, so no resampling follows.
+      image = image.resize(width, height, { fit: 'fill', kernel: 'nearest' });
+    }
+    const decoded = await image
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return { data: decoded.data, raw: decoded.info };
+  });
+}
+
+/** A view's source: the cached decoded pixels, or the file for pictures too large to keep. */
+function fromDecoded(decoded: RawImage | undefined, picture: Picture): Sharp {
+  return decoded
+    ? sharp(decoded.data, { raw: decoded.raw })
+    : sharp(picture.bytes, decodeOptions).flatten({ background: '#ffffff' });
+}
+
+async function toRaw(image: Sharp): Promise<RawImage> {
+  const out = await image.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  return { data: out.data, raw: out.info };
 }
 
 async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
@@ -174,11 +193,8 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
     region.y0 === 0 &&
     region.x1 === picture.width &&
     region.y1 === picture.height;
-  const base = await resizePane(sharp(picture.bytes, decodeOptions), pane, whole)
-    .toColourspace('srgb')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return { data: base.data, raw: base.info };
+  const decoded = await decodePicture(picture, decodeShrink(picture, pane, whole));
+  return toRaw(resizePane(fromDecoded(decoded, picture), pane, whole));
 }
 
 /**
@@ -187,22 +203,9 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
  * libvips composite pass per tile cost more than the rest of the sheet).
  */
 async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
-  let source: () => Sharp = () => sharp(picture.bytes, decodeOptions);
-  if (picture.width * picture.height <= SHEET_DECODE_ONCE_PIXELS) {
-    const decoded = await sharp(picture.bytes, decodeOptions)
-      .toColourspace('srgb')
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    const { width, height, channels } = decoded.info;
-    source = () => sharp(decoded.data, { raw: { width, height, channels } });
-  }
+  const decoded = await decodePicture(picture, 1);
   const tiles = await Promise.all(
-    geometry.panes.map(pane =>
-      resizePane(source(), pane, false)
-        .toColourspace('srgb')
-        .raw()
-        .toBuffer({ resolveWithObject: true })
-    )
+    geometry.panes.map(pane => toRaw(resizePane(fromDecoded(decoded, picture), pane, false)))
   );
   const { width, height } = geometry;
   const background = SHEET_BACKGROUND;
@@ -210,7 +213,7 @@ async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<Ra
     Buffer.from([background.r, background.g, background.b])
   );
   geometry.panes.forEach((pane, index) => {
-    const { data: tile, info } = tiles[index];
+    const { data: tile, raw: info } = tiles[index];
     if (
       info.channels !== 3 ||
       info.width !== pane.width ||
@@ -230,44 +233,92 @@ async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<Ra
   return { data, raw: { width, height, channels: 3 } };
 }
 
+const renderedViews = new ByteCache<RenderedView>(VIEW_CACHE_BYTES, view => view.bytes.length);
+
+/** What the caches hold, for the benchmark and the tests of their budgets. */
+export function renderCacheStats(): { decoded: ByteCacheStats; views: ByteCacheStats } {
+  return { decoded: decodedPictures.stats, views: renderedViews.stats };
+}
+
+/**
+ * Empty the caches (`views`: only the rendered views, so the next view of a picture renders but
+ * reuses its decode): the benchmark's cold and repeated runs, and tests that count renders.
+ */
+export function clearRenderCaches(which: 'all' | 'views' = 'all'): void {
+  if (which === 'all') {
+    decodedPictures.clear();
+  }
+  renderedViews.clear();
+}
+
+/** Options of {@link renderView}. */
+export interface RenderOptions {
+  /** `png` (the default) for the chat, `model` for a vision request. */
+  readonly format?: ViewFormat;
+}
+
+async function encodeView(canvas: Sharp, format: ViewFormat): Promise<Buffer> {
+  // The overlay adds an alpha band; views are opaque, and RGB is a quarter less to encode.
+  const opaque = canvas.removeAlpha();
+  return format === 'model'
+    ? opaque.jpeg({ quality: MODEL_JPEG_QUALITY, chromaSubsampling: '4:4:4' }).toBuffer()
+    : opaque.png({ compressionLevel: PNG_COMPRESSION_LEVEL, adaptiveFiltering: true }).toBuffer();
+}
+
 /**
  * Render one view of a loaded picture. Bad views (unknown mark, out-of-bounds address) are 400s;
- * a picture that will not decode is a 422 that says what to do.
+ * a picture that will not decode is a 422 that says what to do. A view already rendered for the
+ * same picture version, record and spec comes from the view cache.
  */
 export async function renderView(
   picture: Picture,
   spec: ViewSpec,
-  record: VisionRecord
+  record: VisionRecord,
+  options: RenderOptions = {}
 ): Promise<RenderedView> {
+  const format = options.format ?? 'png';
   let geometry: ViewGeometry;
   try {
     geometry = viewGeometry(spec, record, picture);
   } catch (error) {
     throw error instanceof VisionError ? new HttpError(400, error.message, error.code) : error;
   }
+  const recordHash = createHash('sha256').update(JSON.stringify(record)).digest('hex');
+  const key = `${picture.sha256}/${format}/${recordHash}/${JSON.stringify(spec)}`;
+  return renderedViews.getOrCreate(key, () =>
+    renders.use(async () => {
+      try {
+        return await drawView(picture, geometry, record, format);
+      } finally {
+        collectWhenIdle(renders);
+      }
+    })
+  );
+}
+
+async function drawView(
+  picture: Picture,
+  geometry: ViewGeometry,
+  record: VisionRecord,
+  format: ViewFormat
+): Promise<RenderedView> {
   const svg = overlayGlyphs().outlineText(drawGeometry(geometry, record));
-  return renders.use(async () => {
-    // The overlay rasterizes on libuv's pool while libvips decodes: the two overlap on two cores.
-    const [overlay, base] = await Promise.all([
-      rasterizeOverlay(svg, geometry),
-      (geometry.kind === 'sheet'
-        ? renderSheet(picture, geometry)
-        : renderSinglePane(picture, geometry)
-      ).catch((error: unknown) => {
-        throw decodeError(picture, error);
-      })
-    ]);
-    const canvas = sharp(base.data, { raw: base.raw }).composite([overlay]);
-    const png = await canvas
-      // The overlay adds an alpha band; views are opaque, and RGB is a quarter less to deflate.
-      .removeAlpha()
-      .png({ compressionLevel: PNG_COMPRESSION_LEVEL })
-      .toBuffer();
-    return {
-      png,
-      width: geometry.width,
-      height: geometry.height,
-      caption: describeView(geometry, record, picture)
-    };
-  });
+  // The overlay rasterizes on libuv's pool while libvips decodes: the two overlap on two cores.
+  const [overlay, base] = await Promise.all([
+    rasterizeOverlay(svg, geometry),
+    (geometry.kind === 'sheet'
+      ? renderSheet(picture, geometry)
+      : renderSinglePane(picture, geometry)
+    ).catch((error: unknown) => {
+      throw decodeError(picture, error);
+    })
+  ]);
+  const bytes = await encodeView(sharp(base.data, { raw: base.raw }).composite([overlay]), format);
+  return {
+    bytes,
+    mime: format === 'model' ? 'image/jpeg' : 'image/png',
+    width: geometry.width,
+    height: geometry.height,
+    caption: describeView(geometry, record, picture)
+  } satisfies RenderedView;
 }

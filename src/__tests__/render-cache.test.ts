@@ -1,0 +1,169 @@
+import sharp from 'sharp';
+
+import { ByteCache } from '../server/byte-cache';
+import type { Picture } from '../server/pictures';
+import {
+  clearRenderCaches,
+  DECODED_CACHE_BYTES,
+  renderCacheStats,
+  renderView,
+  VIEW_CACHE_BYTES
+} from '../server/render';
+import { applyMarkArgs, emptyRecord, type ViewSpec, type VisionRecord } from '../tools/vision';
+
+describe('ByteCache', () => {
+  it('keeps its byte budget at every insert and evicts the least recently used', () => {
+    const cache = new ByteCache<Buffer>(100, value => value.length);
+    cache.set('a', Buffer.alloc(40));
+    cache.set('b', Buffer.alloc(40));
+    expect(cache.get('a')).toBeDefined(); // a is now more recent than b
+    cache.set('c', Buffer.alloc(40));
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBeDefined();
+    expect(cache.stats).toMatchObject({ entries: 2, bytes: 80, peak: 80 });
+    cache.set('a', Buffer.alloc(10)); // replacing counts the new size only
+    expect(cache.stats.bytes).toBe(50);
+    cache.set('huge', Buffer.alloc(101)); // larger than the budget: not kept
+    expect(cache.get('huge')).toBeUndefined();
+    expect(cache.stats.peak).toBeLessThanOrEqual(100);
+  });
+
+  it('shares one computation among concurrent callers and does not cache failures', async () => {
+    const cache = new ByteCache<Buffer>(100, value => value.length);
+    let made = 0;
+    const make = async (): Promise<Buffer> => {
+      made++;
+      await new Promise(resolve => setImmediate(resolve));
+      return Buffer.alloc(10);
+    };
+    const values = await Promise.all(Array.from({ length: 5 }, () => cache.getOrCreate('k', make)));
+    expect(made).toBe(1);
+    expect(new Set(values).size).toBe(1);
+    await expect(
+      cache.getOrCreate('bad', () => Promise.reject(new Error('decode failed')))
+    ).rejects.toThrow('decode failed');
+    expect(await cache.getOrCreate('bad', make)).toHaveLength(10);
+  });
+});
+
+const W = 1600;
+const H = 1200;
+
+async function pictureOf(grey: number, format: 'jpeg' | 'png' = 'jpeg'): Promise<Picture> {
+  const image = sharp({
+    create: { width: W, height: H, channels: 3, background: { r: grey, g: grey, b: grey } }
+  });
+  const bytes = await (format === 'jpeg' ? image.jpeg() : image.png()).toBuffer();
+  const sha256 = (grey.toString(16).padStart(2, '0') + format).padEnd(64, '0');
+  return { address: `p${grey}.${format}`, bytes, sha256, width: W, height: H, format };
+}
+
+/** Nine white boxes in a row whose numbers (1–9) land on whole view pixels in the map (×0.64). */
+function nineBoxes(address: string): VisionRecord {
+  const marks = Array.from({ length: 9 }, (_, k) => {
+    const x = 200 + 150 * k;
+    return { at: `${x},400,${x + 100},500`, colour: 'white' as const };
+  });
+  return applyMarkArgs(emptyRecord(address), { marks }, { width: W, height: H }).record;
+}
+
+/** The window around mark k's number in the map: left of the box's top edge, above it. */
+function digitWindow(data: Buffer, width: number, k: number): number[] {
+  const left = (200 + 150 * k) * 0.64 - 1;
+  const baseline = 400 * 0.64 - 4;
+  const out: number[] = [];
+  for (let y = baseline - 14; y <= baseline + 1; y++) {
+    for (let x = left; x < left + 12; x++) {
+      const i = (y * width + x) * 3;
+      out.push(data[i], data[i + 1], data[i + 2]);
+    }
+  }
+  return out;
+}
+
+function distance(a: number[], b: number[]): number {
+  return a.reduce((sum, v, i) => sum + (v - b[i]) ** 2, 0);
+}
+
+describe('render caches and encodings', () => {
+  beforeEach(() => clearRenderCaches());
+
+  it('serves a repeated view from the view cache, and a close-up from the decoded picture', async () => {
+    const picture = await pictureOf(128);
+    const record = nineBoxes(picture.address);
+    const first = await renderView(picture, { kind: 'map' }, record);
+    expect(await renderView(picture, { kind: 'map' }, record)).toBe(first);
+    expect(renderCacheStats().views.entries).toBe(1);
+    // A close-up needs the full-size decode, which its sheet then reuses.
+    await renderView(picture, { kind: 'closeup', at: '#3' }, record);
+    const decoded = renderCacheStats().decoded;
+    await renderView(picture, { kind: 'sheet', at: ['#1', '#2'] }, record);
+    expect(renderCacheStats().decoded.entries).toBe(decoded.entries);
+    // Another record is another view.
+    const moved = nineBoxes(picture.address);
+    await renderView(picture, { kind: 'map' }, { ...moved, marks: moved.marks.slice(1) });
+    expect(renderCacheStats().views.entries).toBe(4);
+  });
+
+  it('draws the same pixels from a cached decode as from a cold one', async () => {
+    const picture = await pictureOf(100);
+    const record = nineBoxes(picture.address);
+    const specs: ViewSpec[] = [
+      { kind: 'map' },
+      { kind: 'closeup', at: '#5' },
+      { kind: 'sheet', at: ['#1', '#9'] }
+    ];
+    for (const spec of specs) {
+      clearRenderCaches();
+      const cold = await renderView(picture, spec, record);
+      clearRenderCaches('views');
+      const warm = await renderView(picture, spec, record);
+      expect(warm).not.toBe(cold);
+      expect(warm.bytes.equals(cold.bytes)).toBe(true);
+    }
+  });
+
+  it('keeps both byte budgets under 50 concurrent renders of 20 pictures', async () => {
+    const pictures = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => pictureOf(40 + 8 * i, i % 2 ? 'png' : 'jpeg'))
+    );
+    const views = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => {
+        const picture = pictures[i % pictures.length];
+        const record = nineBoxes(picture.address);
+        const spec =
+          i % 3 === 0
+            ? ({ kind: 'map' } as const)
+            : ({ kind: 'closeup', at: `#${1 + (i % 9)}` } as const);
+        return renderView(picture, spec, record);
+      })
+    );
+    expect(views).toHaveLength(50);
+    const { decoded, views: rendered } = renderCacheStats();
+    // 20 full-size decodes are 115 MB: the cache had to evict to stay inside its budget.
+    expect(decoded.peak).toBeLessThanOrEqual(DECODED_CACHE_BYTES);
+    expect(decoded.entries).toBeLessThan(pictures.length * 2);
+    expect(rendered.peak).toBeLessThanOrEqual(VIEW_CACHE_BYTES);
+  }, 60_000);
+
+  it('keeps every mark number legible in the model encoding (each digit nearest its own)', async () => {
+    const picture = await pictureOf(128, 'png');
+    const record = nineBoxes(picture.address);
+    const png = await renderView(picture, { kind: 'map' }, record);
+    const model = await renderView(picture, { kind: 'map' }, record, { format: 'model' });
+    expect(png.mime).toBe('image/png');
+    expect(model.mime).toBe('image/jpeg');
+    expect((await sharp(model.bytes).metadata()).format).toBe('jpeg');
+    const lossless = await sharp(png.bytes).raw().toBuffer();
+    const lossy = await sharp(model.bytes).raw().toBuffer();
+    const truth = Array.from({ length: 9 }, (_, k) => digitWindow(lossless, png.width, k));
+    for (let k = 0; k < 9; k++) {
+      const seen = digitWindow(lossy, model.width, k);
+      const own = distance(seen, truth[k]);
+      const others = truth.filter((_, j) => j !== k).map(t => distance(seen, t));
+      // The digit drew something, and the compressed copy is far closer to it than to any other.
+      expect(distance(truth[k], Array(truth[k].length).fill(128))).toBeGreaterThan(0);
+      expect(own).toBeLessThan(Math.min(...others) / 4);
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { buildSync } from 'esbuild';
+
+const repo = join(__dirname, '..', '..');
+
+/**
+ * A child Node with `--expose-gc`, as the figure server runs: one view is rendered, the caches let
+ * go of it, and nothing else happens. An idle process has no reason to collect, so the view is only
+ * ever finalized if the render queue collects once it has gone idle.
+ */
+const CHILD = `
+const sharp = require('sharp');
+const { renderView, clearRenderCaches, IDLE_COLLECT_MS } = require('./render.cjs');
+const { applyMarkArgs, emptyRecord } = require('./render.cjs');
+const registry = new FinalizationRegistry(() => {
+  process.stdout.write('collected');
+  process.exit(0);
+});
+async function renderAndForget() {
+  const bytes = await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 90, g: 90, b: 90 } } }).png().toBuffer();
+  const picture = { address: 'p.png', bytes, sha256: 'a'.repeat(64), width: 800, height: 600, format: 'png' };
+  const record = applyMarkArgs(emptyRecord('p.png'), { marks: [{ at: '100,100', r: 20 }] }, picture).record;
+  registry.register(await renderView(picture, { kind: 'map' }, record), 'view');
+  clearRenderCaches();
+}
+renderAndForget().then(() => {
+  setTimeout(() => {
+    process.stdout.write('still held');
+    process.exit(1);
+  }, IDLE_COLLECT_MS + 4000);
+});
+`;
+
+describe('render queue when idle', () => {
+  let work: string;
+
+  beforeAll(() => {
+    work = mkdtempSync(join(repo, 'node_modules', '.cache', 'fc-idle-'));
+    buildSync({
+      stdin: {
+        contents:
+          "export * from './src/server/render';\n" +
+          "export { IDLE_COLLECT_MS } from './src/server/render-queue';\n" +
+          "export { applyMarkArgs, emptyRecord } from './src/tools/vision';",
+        resolveDir: repo,
+        loader: 'ts'
+      },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['sharp', '@resvg/resvg-js', 'saxes', 'zod', 'dejavu-fonts-ttf'],
+      outfile: join(work, 'render.cjs'),
+      logLevel: 'error'
+    });
+    writeFileSync(join(work, 'child.cjs'), CHILD);
+  });
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('lets V8 collect finished views once renders have stopped (with --expose-gc)', () => {
+    const run = (flags: string[]): string =>
+      spawnSync(process.execPath, [...flags, join(work, 'child.cjs')], {
+        cwd: work,
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { ...process.env, NODE_OPTIONS: '' }
+      }).stdout;
+    expect(run(['--expose-gc'])).toBe('collected');
+    // Without the flag the server cannot collect, and the view stays: what the flag is for.
+    expect(run([])).toBe('still held');
+  }, 60_000);
+});
