@@ -53,11 +53,21 @@ function header(
   return element;
 }
 
+/**
+ * A message with its header. The header sits outside the message element, so the message's text
+ * is exactly what was said.
+ */
+function entry(kind: 'user' | 'assistant', head: HTMLElement, message: HTMLElement): HTMLElement {
+  const element = document.createElement('div');
+  element.className = `jp-FigureChat-entry jp-FigureChat-entry-mod-${kind}`;
+  element.append(head, message);
+  return element;
+}
+
 /** A user message. */
 export function renderUserMessage(message: UserMessage, actions: MessageActions): HTMLElement {
   const element = document.createElement('div');
   element.className = 'jp-FigureChat-message jp-FigureChat-message-mod-user';
-  element.append(header(actions.trans.__('You'), message.created, () => message.content, actions));
   const text = document.createElement('div');
   text.className = 'jp-FigureChat-userText';
   text.textContent = message.content;
@@ -68,7 +78,8 @@ export function renderUserMessage(message: UserMessage, actions: MessageActions)
     chip.textContent = address;
     element.append(chip);
   }
-  return element;
+  const head = header(actions.trans.__('You'), message.created, () => message.content, actions);
+  return entry('user', head, element);
 }
 
 /** Buttons on every code block of rendered Markdown. */
@@ -110,6 +121,7 @@ export function decorateCodeBlocks(root: HTMLElement, actions: MessageActions): 
 /** An assistant message whose Markdown updates in place as it streams. */
 export class AssistantMessageView {
   readonly node: HTMLElement;
+  private readonly _bubble: HTMLElement;
   private readonly _markdown: ChatMarkdown;
   private readonly _footer: HTMLElement;
   private _message: AssistantMessage;
@@ -120,10 +132,12 @@ export class AssistantMessageView {
     markdown: Omit<ChatMarkdownOptions, 'onRendered'> & { onRendered(): void }
   ) {
     this._message = message;
-    this.node = document.createElement('div');
-    this.node.className = 'jp-FigureChat-message jp-FigureChat-message-mod-assistant';
-    this.node.append(
-      header(_actions.modelName(), message.created, () => this._message.content, _actions)
+    this._bubble = document.createElement('div');
+    this._bubble.className = 'jp-FigureChat-message jp-FigureChat-message-mod-assistant';
+    this.node = entry(
+      'assistant',
+      header(_actions.modelName(), message.created, () => this._message.content, _actions),
+      this._bubble
     );
     this._markdown = new ChatMarkdown({
       ...markdown,
@@ -133,14 +147,14 @@ export class AssistantMessageView {
       }
     });
     this._footer = document.createElement('div');
-    this.node.append(this._markdown.node, this._footer);
+    this._bubble.append(this._markdown.node, this._footer);
   }
 
   /** Show the message as it is now. */
   update(message: AssistantMessage, live: boolean): void {
     this._message = message;
     const { trans } = this._actions;
-    this.node.dataset.status = live ? 'streaming' : message.status;
+    this._bubble.dataset.status = live ? 'streaming' : message.status;
     this._markdown.node.hidden = !message.content;
     this._markdown.update(message.content, live);
     const footer: HTMLElement[] = [];

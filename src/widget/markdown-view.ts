@@ -177,7 +177,8 @@ export class ChatMarkdown {
           url.slice(0, 300)
         )
     });
-    element.append(document.importNode(template.content, true));
+    // Moved, not cloned: the placeholders keep their link to the inert original they load.
+    element.append(...Array.from(template.content.childNodes));
     return element;
   }
 
