@@ -103,7 +103,8 @@ export function planMarkdown(
   for (let i = 0; i < all.length; i++) {
     const block = all[i];
     if (used + block.length > limit || block.length > blockLimit) {
-      return { blocks, lastOpen: false, rest: all.slice(i).join('') };
+      // A slice, not a join: the rest of a 20 MB message is not copied.
+      return { blocks, lastOpen: false, rest: text.slice(used) };
     }
     used += block.length;
     blocks.push(block);

@@ -15,6 +15,9 @@ import { blockRemoteResources, loadBlocked } from './privacy';
 /** Plain text shown per click on "show more". */
 export const PLAIN_TEXT_STEP = 100_000;
 
+/** Plain text shown at once past the Markdown cap. */
+export const PLAIN_TEXT_PREVIEW = 2_000;
+
 /** Main-thread time one queue turn may take before it yields (well under a 50 ms long task). */
 const QUEUE_SLICE_MS = 30;
 
@@ -195,6 +198,13 @@ export class ChatMarkdown {
     }
   }
 
+  private _plain(from: number, length: number): HTMLElement {
+    const pre = document.createElement('pre');
+    pre.className = 'jp-FigureChat-plainText';
+    pre.textContent = this._restText.slice(from, from + length);
+    return pre;
+  }
+
   /** The next step of the plain-text rest, and a button for the one after. */
   private _appendRest(): void {
     const { trans } = this._options;
@@ -207,6 +217,9 @@ export class ChatMarkdown {
         this._restText.length
       );
       this._rest.append(note);
+      // A preview at once, so the message never looks empty; more on demand.
+      this._rest.append(this._plain(0, PLAIN_TEXT_PREVIEW));
+      this._restShown = PLAIN_TEXT_PREVIEW;
     }
     const left = this._restText.length - this._restShown;
     if (left <= 0) {
@@ -220,11 +233,8 @@ export class ChatMarkdown {
       Math.min(left, PLAIN_TEXT_STEP).toLocaleString()
     );
     button.onclick = () => {
-      const pre = document.createElement('pre');
-      pre.className = 'jp-FigureChat-plainText';
-      pre.textContent = this._restText.slice(this._restShown, this._restShown + PLAIN_TEXT_STEP);
+      button.replaceWith(this._plain(this._restShown, PLAIN_TEXT_STEP));
       this._restShown += PLAIN_TEXT_STEP;
-      button.replaceWith(pre);
       this._appendRest();
       this._options.onRendered();
     };
