@@ -112,7 +112,10 @@ describe('duplicate message ids', () => {
   it('still shows a result no call took', () => {
     const stray = loadTranscript({
       version: 1,
-      messages: [...turn, { id: 't9', role: 'tool', tool_call_id: 'c1', status: 'completed', content: 'extra' }]
+      messages: [
+        ...turn,
+        { id: 't9', role: 'tool', tool_call_id: 'c1', status: 'completed', content: 'extra' }
+      ]
     });
     const kinds = buildChatItems(stray.entries).map(item => item.kind);
     expect(kinds).toEqual(['user', 'assistant', 'tool', 'orphan-result']);

@@ -4,7 +4,6 @@ import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { IFigureChatSidebar } from '../tokens';
-import { exportMarkdown } from '../tools/export';
 import { CommandIDs } from './command-ids';
 
 export const conversationCommandsPlugin: JupyterFrontEndPlugin<void> = {
@@ -43,6 +42,7 @@ export const conversationCommandsPlugin: JupyterFrontEndPlugin<void> = {
         if (!view || !notebook) {
           return;
         }
+        const { exportMarkdown } = await import('../tools/export');
         const markdown = exportMarkdown(view.session.conversation);
         const path = notebook.context.path.replace(/\.ipynb$/, '') + '.chat.md';
         await app.serviceManager.contents.save(path, {

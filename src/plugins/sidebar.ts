@@ -88,10 +88,10 @@ export const sidebarPlugin: JupyterFrontEndPlugin<IFigureChatSidebar> = {
     // The tooltip names the shortcut, whatever the user bound it to.
     const updateCaption = (): void => {
       const binding = app.commands.keyBindings.find(b => b.command === CommandIDs.open);
-      const keys = binding ? binding.keys.map(k => CommandRegistry.formatKeystroke(k)).join(', ') : '';
-      sidebar.title.caption = keys
-        ? trans.__('Figure Chat (%1)', keys)
-        : trans.__('Figure Chat');
+      const keys = binding
+        ? binding.keys.map(k => CommandRegistry.formatKeystroke(k)).join(', ')
+        : '';
+      sidebar.title.caption = keys ? trans.__('Figure Chat (%1)', keys) : trans.__('Figure Chat');
     };
     app.commands.keyBindingChanged.connect(updateCaption);
     updateCaption();

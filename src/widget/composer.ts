@@ -49,8 +49,7 @@ export class Composer {
     this._send = document.createElement('button');
     this._send.className = 'jp-FigureChat-send jp-mod-styled jp-mod-accept';
     this.node.append(this._status, this._attachments, this._input, this._send);
-    this._onBusy = this._onBusy.bind(this);
-    _options.session.busyChanged.connect(this._onBusy);
+    _options.session.busyChanged.connect(this._onBusy, this);
     this._updateButton();
   }
 
@@ -67,7 +66,7 @@ export class Composer {
   }
 
   dispose(): void {
-    this._options.session.busyChanged.disconnect(this._onBusy);
+    this._options.session.busyChanged.disconnect(this._onBusy, this);
   }
 
   focus(): void {

@@ -50,7 +50,9 @@ const SCRIPTS = {
       (_, i) => `Paragraph ${i}: ${'the answer keeps going '.repeat(8)}\n\n`
     )
   ],
-  code: [['Try this:\n\n```python\nresult = [n * n for n in range(4)]\nprint(result)\n```\n\nDone.']],
+  code: [
+    ['Try this:\n\n```python\nresult = [n * n for n in range(4)]\nprint(result)\n```\n\nDone.']
+  ],
   hello: [['Hello', ' from the', ' **scripted** model.']],
   'notebook-read': [
     ['Let me read the notebook.', structuredCall('call_nb', 'notebook_read', {})],

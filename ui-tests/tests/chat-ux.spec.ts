@@ -36,7 +36,9 @@ test('remote images, media, CSS url() and forms load nothing until a click', asy
     await page.notebook.createNew('privacy.ipynb');
     await openChat(page);
     const view = chat(page);
-    await view.locator('.jp-FigureChat-input').fill(`[script:remote-media] leak-port=${remote.port}`);
+    await view
+      .locator('.jp-FigureChat-input')
+      .fill(`[script:remote-media] leak-port=${remote.port}`);
     await view.locator('.jp-FigureChat-input').press('Enter');
     await expect(view.locator('.jp-FigureChat-send')).toHaveText('Send');
     const answer = view.locator('.jp-FigureChat-message-mod-assistant').last();
@@ -44,7 +46,9 @@ test('remote images, media, CSS url() and forms load nothing until a click', asy
     const placeholders = answer.locator('.jp-FigureChat-blocked');
     await expect(placeholders).toHaveCount(3); // the image, the video, the audio
     await expect(placeholders.first()).toContainText(`127.0.0.1:${remote.port}`);
-    await expect(answer.locator('form, button:text("Go"), video, audio, [autoplay]')).toHaveCount(0);
+    await expect(answer.locator('form, button:text("Go"), video, audio, [autoplay]')).toHaveCount(
+      0
+    );
     await expect(answer.locator('[style*="url("]')).toHaveCount(0);
     await expect(answer.locator('a', { hasText: 'a link' })).toHaveAttribute('target', '_blank');
     await expect(answer.locator('img[src^="data:image/gif"]')).toHaveCount(1);
@@ -137,7 +141,9 @@ test('New can be undone, and a newer version’s conversation is never replaced'
   await page.locator('.jp-FigureChat-header-button[data-action="new"]').click();
   await expect(view.locator('.jp-FigureChat-message-mod-user')).toHaveCount(0);
   await page.locator('.jp-toast-button', { hasText: 'Undo' }).click();
-  await expect(view.locator('.jp-FigureChat-message-mod-user')).toHaveText('[script:hello] keep me');
+  await expect(view.locator('.jp-FigureChat-message-mod-user')).toHaveText(
+    '[script:hello] keep me'
+  );
 
   const future = {
     version: 999,
@@ -176,7 +182,9 @@ test('a failed request keeps the question, offers Retry and opens the settings',
   await view.locator('.jp-FigureChat-input').fill('[script:error500] my long question');
   await view.locator('.jp-FigureChat-input').press('Enter');
   await expect(view.locator('.jp-FigureChat-error')).toBeVisible();
-  await expect(view.locator('.jp-FigureChat-input')).toHaveValue('[script:error500] my long question');
+  await expect(view.locator('.jp-FigureChat-input')).toHaveValue(
+    '[script:error500] my long question'
+  );
   await view.locator('.jp-FigureChat-input').fill('');
   await view.locator('.jp-FigureChat-retry').click();
   await expect(view.locator('.jp-FigureChat-send')).toHaveText('Send');
@@ -194,7 +202,9 @@ test('code blocks copy and insert; the panel shows the model and example prompts
   await page.notebook.createNew('code.ipynb');
   await openChat(page);
   const view = chat(page);
-  await expect(page.locator('.jp-FigureChat-header-model')).toContainText('scripted at http://127.0.0.1');
+  await expect(page.locator('.jp-FigureChat-header-model')).toContainText(
+    'scripted at http://127.0.0.1'
+  );
   await expect(view.locator('.jp-FigureChat-examplePrompt')).toHaveCount(3);
   await view.locator('.jp-FigureChat-examplePrompt').first().click();
   await expect(view.locator('.jp-FigureChat-input')).toHaveValue(/Summarise/);
