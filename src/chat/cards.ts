@@ -50,13 +50,26 @@ export function buildChatItems(
   entries: ReadonlyArray<StoredMessage | UnreadableEntry>,
   live: LiveState = {}
 ): ChatItem[] {
-  const results = new Map<string, ToolMessage>();
-  for (const entry of entries) {
+  // Results by call id, in order: when ids collide (a conversation pasted twice), each call takes
+  // the first unused result after it, so results pair by position instead of the last one winning.
+  const results = new Map<string, Array<{ position: number; message: ToolMessage }>>();
+  entries.forEach((entry, position) => {
     if (entry.role === 'tool') {
-      results.set(entry.tool_call_id, entry);
+      const list = results.get(entry.tool_call_id) ?? [];
+      list.push({ position, message: entry });
+      results.set(entry.tool_call_id, list);
     }
-  }
-  const callIds = new Set<string>();
+  });
+  const used = new Set<number>();
+  const takeResult = (callId: string, after: number): ToolMessage | undefined => {
+    const found = results
+      .get(callId)
+      ?.find(candidate => candidate.position > after && !used.has(candidate.position));
+    if (found) {
+      used.add(found.position);
+    }
+    return found?.message;
+  };
   const items: ChatItem[] = [];
   const liveTurn = live.streamingId !== undefined || (live.runningCallIds?.size ?? 0) > 0;
   let lastUser = -1;
@@ -65,6 +78,7 @@ export function buildChatItems(
       lastUser = position;
     }
   });
+  const pending: Array<{ index: number; position: number }> = [];
   entries.forEach((entry, position) => {
     switch (entry.role) {
       case 'user':
@@ -74,8 +88,7 @@ export function buildChatItems(
         const isLast = position > lastUser;
         items.push({ kind: 'assistant', message: entry, live: entry.id === live.streamingId });
         for (const call of entry.tool_calls ?? []) {
-          callIds.add(call.id);
-          const result = results.get(call.id);
+          const result = takeResult(call.id, position);
           let state: ToolCardState;
           if (result) {
             state = result.status;
@@ -91,14 +104,35 @@ export function buildChatItems(
         break;
       }
       case 'tool':
-        if (!callIds.has(entry.tool_call_id)) {
-          items.push({ kind: 'orphan-result', message: entry });
-        }
+        pending.push({ index: items.length, position });
         break;
       case 'unreadable':
         items.push({ kind: 'unreadable', entry });
         break;
     }
   });
+  // Results no call took are shown where they stand (walked backwards so indexes stay valid).
+  for (const { index, position } of pending.reverse()) {
+    if (!used.has(position)) {
+      const entry = entries[position] as ToolMessage;
+      items.splice(index, 0, { kind: 'orphan-result', message: entry });
+    }
+  }
   return items;
+}
+
+/** How many message ids occur more than once (each repeat counts once). */
+export function countDuplicateIds(entries: ReadonlyArray<StoredMessage | UnreadableEntry>): number {
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const entry of entries) {
+    if (entry.role === 'unreadable') {
+      continue;
+    }
+    if (seen.has(entry.id)) {
+      duplicates += 1;
+    }
+    seen.add(entry.id);
+  }
+  return duplicates;
 }

@@ -10,6 +10,7 @@ import type { ToolImage } from '../tools/registry';
 import {
   loadTranscript,
   storeTranscript,
+  TRANSCRIPT_VERSION,
   type StoredMessage,
   type UnreadableEntry
 } from '../tools/transcript';
@@ -24,11 +25,21 @@ export function newMessageId(prefix = 'm'): string {
   return `${prefix}${Date.now().toString(36)}${counter.toString(36)}${random}`;
 }
 
+/** Whether a stored value declares a version above the one this code writes. */
+function isNewerVersion(value: unknown): boolean {
+  if (!value || typeof value !== 'object' || !('version' in value)) {
+    return false;
+  }
+  const version = value.version;
+  return typeof version === 'number' && version > TRANSCRIPT_VERSION;
+}
+
 /** A conversation bound to nothing: the chat layer's unit of state. */
 export class Conversation implements IDisposable {
   private _entries: Array<StoredMessage | UnreadableEntry> = [];
   private _extra: Record<string, unknown> = {};
   private _problem: string | undefined;
+  private _isNewer = false;
   private _live: LiveState = {};
   private _notice: string | undefined;
   private readonly _views = new Map<string, ReadonlyArray<ToolImage>>();
@@ -48,6 +59,14 @@ export class Conversation implements IDisposable {
   /** Why the stored value could not be read at all, if so (then it is never overwritten silently). */
   get problem(): string | undefined {
     return this._problem;
+  }
+
+  /**
+   * Whether the stored value was written by a newer Figure Chat (a higher `version`). Such a
+   * conversation is shown as unreadable and is never replaced by this version.
+   */
+  get isNewer(): boolean {
+    return this._isNewer;
   }
 
   get live(): LiveState {
@@ -74,6 +93,7 @@ export class Conversation implements IDisposable {
     this._entries = [...loaded.entries];
     this._extra = loaded.extra;
     this._problem = loaded.problem;
+    this._isNewer = isNewerVersion(value);
     this._live = {};
     this._views.clear();
     this._viewProblems.clear();
@@ -90,6 +110,7 @@ export class Conversation implements IDisposable {
     this._entries = [];
     this._extra = {};
     this._problem = undefined;
+    this._isNewer = false;
     this._live = {};
     this._notice = undefined;
     this._views.clear();

@@ -73,6 +73,42 @@ export class NotebookTranscriptStore implements IDisposable {
     }
   }
 
+  /** The stored value now, as the notebook holds it (for undo). */
+  get stored(): unknown {
+    return this._model.isDisposed ? undefined : this._model.getMetadata(METADATA_KEY);
+  }
+
+  /**
+   * Put a previously stored value back as it was (undo of "New"): written to the notebook
+   * unchanged, even one this version could not read, and loaded into the conversation.
+   */
+  restore(value: unknown): void {
+    if (this._isDisposed || this._model.isDisposed) {
+      return;
+    }
+    if (this._timer !== undefined) {
+      clearTimeout(this._timer);
+      this._timer = undefined;
+    }
+    this._writing = true;
+    try {
+      if (value === undefined) {
+        this._model.deleteMetadata(METADATA_KEY);
+      } else {
+        this._model.setMetadata(METADATA_KEY, value as ReadonlyPartialJSONValue);
+      }
+      this._lastWritten = this._model.getMetadata(METADATA_KEY);
+    } finally {
+      this._writing = false;
+    }
+    this._conversation.load(this._lastWritten);
+    // Loading emits `changed`; what it would write is what is stored already.
+    if (this._timer !== undefined) {
+      clearTimeout(this._timer);
+      this._timer = undefined;
+    }
+  }
+
   dispose(): void {
     if (this._isDisposed) {
       return;

@@ -7,6 +7,7 @@ import type { IDisposable } from '@lumino/disposable';
 import { Signal, type ISignal } from '@lumino/signaling';
 
 import type { ToolRegistry } from '../tools/registry';
+import type { AssistantMessage, UserMessage } from '../tools/transcript';
 import { runTurn, type AgentSettings } from './agent';
 import { Conversation } from './conversation';
 import type { ModelTransport } from './model-client';
@@ -108,11 +109,48 @@ export class ChatSession implements IDisposable {
     this._abort?.abort();
   }
 
-  /** Start a new conversation (replacing the stored one). */
-  clear(): void {
+  /** Whether the last turn ended with an error and no answer text (the question may be resent). */
+  get lastTurnFailed(): boolean {
+    const last = this.conversation.entries[this.conversation.entries.length - 1];
+    return (
+      last?.role === 'assistant' &&
+      typeof last.error === 'string' &&
+      !last.content &&
+      !last.tool_calls?.length
+    );
+  }
+
+  /**
+   * Start a new conversation (replacing the stored one). Returns the stored value it replaced, for
+   * `restore`, or undefined when nothing was replaced: a conversation written by a newer version is
+   * never replaced.
+   */
+  clear(): unknown {
+    if (this.conversation.isNewer) {
+      return undefined;
+    }
     this.stop();
+    this._store.flush();
+    const previous = this._store.stored;
     this.conversation.clear();
     this._store.flush();
+    return previous;
+  }
+
+  /** Put back a conversation `clear` replaced (undo). */
+  restore(previous: unknown): void {
+    this.stop();
+    this._store.restore(previous);
+  }
+
+  /** Ask a failed question again: the failed exchange is replaced by the new attempt. */
+  retry(question: UserMessage, failed: AssistantMessage): Promise<void> {
+    if (this.busy) {
+      return Promise.resolve();
+    }
+    this.conversation.remove(failed.id);
+    this.conversation.remove(question.id);
+    return this.send(question.content, question.attachments ?? []);
   }
 
   dispose(): void {

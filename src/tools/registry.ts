@@ -70,16 +70,39 @@ export class DuplicateToolError extends Error {
   }
 }
 
+/** A registration: dispose it to remove the tool. */
+export interface RegisteredTool {
+  readonly isDisposed: boolean;
+  dispose(): void;
+}
+
 /** The registry of tools the model may call. */
 export class ToolRegistry {
   private readonly _tools = new Map<string, ToolDefinition>();
 
-  /** Add a tool; refuses a duplicate name. */
-  register<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): void {
+  /**
+   * Add a tool; refuses a duplicate name. Disposing the result removes the tool again (a
+   * third-party extension that is unloaded takes its tool with it). The result has the shape of
+   * Lumino's `IDisposable`, which this layer may not import.
+   */
+  register<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): RegisteredTool {
     if (this._tools.has(tool.name)) {
       throw new DuplicateToolError(tool.name);
     }
-    this._tools.set(tool.name, tool as unknown as ToolDefinition);
+    const stored = tool as unknown as ToolDefinition;
+    this._tools.set(tool.name, stored);
+    let disposed = false;
+    return {
+      get isDisposed() {
+        return disposed;
+      },
+      dispose: () => {
+        if (!disposed && this._tools.get(tool.name) === stored) {
+          this._tools.delete(tool.name);
+        }
+        disposed = true;
+      }
+    };
   }
 
   get(name: string): ToolDefinition | undefined {

@@ -4,6 +4,7 @@
  */
 import type { INotebookModel } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
+import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 
 import type { ToolCard } from '../chat/cards';
 import type { Conversation } from '../chat/conversation';
@@ -121,12 +122,20 @@ export class CardRendererRegistry {
     this._insert = insert;
   }
 
-  /** Add a renderer for a tool; refuses a second one for the same tool. */
-  register(toolName: string, renderer: CardRenderer): void {
+  /**
+   * Add a renderer for a tool; refuses a second one for the same tool. Disposing the result
+   * removes the renderer (the tool's calls fall back to the ordinary card).
+   */
+  register(toolName: string, renderer: CardRenderer): IDisposable {
     if (this._renderers.has(toolName)) {
       throw new Error(`A card renderer for "${toolName}" is already registered`);
     }
     this._renderers.set(toolName, renderer);
+    return new DisposableDelegate(() => {
+      if (this._renderers.get(toolName) === renderer) {
+        this._renderers.delete(toolName);
+      }
+    });
   }
 
   /** Render a card with its tool's renderer, or the ordinary card. */

@@ -1,15 +1,22 @@
 /**
  * The chat of one notebook: messages, tool cards and figures in order, and the composer. Renders
  * from the conversation's stored entries through `buildChatItems`, live and replayed alike, and
- * re-renders only the items that changed.
+ * re-renders only the items that changed; an assistant message's Markdown updates in place.
+ * Follows the end of the conversation while the reader is there, and offers "jump to latest" when
+ * they scrolled up and something new arrived.
  */
-import { MimeModel, type IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import { Notification } from '@jupyterlab/apputils';
+import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
-import { buildChatItems, type ChatItem } from '../chat/cards';
+import { buildChatItems, countDuplicateIds, type ChatItem } from '../chat/cards';
 import type { ChatSession } from '../chat/session';
+import type { AssistantMessage } from '../tools/transcript';
 import type { CardRenderContext, CardRendererRegistry } from './card-renderers';
+import { AssistantMessageView, renderUserMessage, type MessageActions } from './chat-items';
+import { Composer } from './composer';
+import { RenderQueue } from './markdown-view';
 
 /** What a chat view needs from the extension. */
 export interface ChatViewOptions {
@@ -18,9 +25,17 @@ export interface ChatViewOptions {
   readonly cards: CardRendererRegistry;
   readonly trans: TranslationBundle;
   openLarger(src: string, title: string): void;
+  openSettings(): void;
+  insertCode(code: string, mode: 'below' | 'replace'): void;
+  /** The model's name, shown as the author of its messages. */
+  modelName(): string;
+  allowRemoteImages(): boolean;
 }
 
-function keyOf(item: ChatItem): string {
+/** How close to the end (px) still counts as "at the end". */
+const FOLLOW_SLACK_PX = 48;
+
+function baseKey(item: ChatItem): string {
   switch (item.kind) {
     case 'user':
     case 'assistant':
@@ -39,7 +54,7 @@ function signatureOf(item: ChatItem, views: string): string {
     case 'user':
       return item.message.content;
     case 'assistant':
-      return `${item.message.status}|${item.live}|${String(item.message.error ?? '')}|${item.message.content}`;
+      return 'assistant'; // updated in place
     case 'tool':
       return `${item.state}|${item.result?.content ?? ''}|${views}`;
     case 'unreadable':
@@ -51,45 +66,59 @@ function signatureOf(item: ChatItem, views: string): string {
 
 /** The chat view of one session. */
 export class ChatView extends Widget {
+  private readonly _scroller: HTMLElement;
   private readonly _messages: HTMLElement;
   private readonly _notice: HTMLElement;
-  private readonly _input: HTMLTextAreaElement;
-  private readonly _send: HTMLButtonElement;
-  private readonly _attachments: HTMLElement;
-  private readonly _rendered = new Map<string, { element: HTMLElement; signature: string }>();
-  private _pendingAttachments: string[] = [];
+  private readonly _jump: HTMLButtonElement;
+  private readonly _composer: Composer;
+  private readonly _queue = new RenderQueue();
+  private readonly _rendered = new Map<
+    string,
+    { element: HTMLElement; signature: string; assistant?: AssistantMessageView }
+  >();
+  private readonly _actions: MessageActions;
   private _frame = 0;
+  private _follow = true;
+  private _lastHeight = 0;
 
   constructor(private readonly _options: ChatViewOptions) {
     super();
     const { trans } = _options;
     this.addClass('jp-FigureChat-view');
+    this._scroller = document.createElement('div');
+    this._scroller.className = 'jp-FigureChat-scroller';
     this._messages = document.createElement('div');
     this._messages.className = 'jp-FigureChat-messages';
     this._messages.setAttribute('role', 'log');
     this._messages.setAttribute('aria-live', 'polite');
+    this._scroller.append(this._messages);
+    this._jump = document.createElement('button');
+    this._jump.type = 'button';
+    this._jump.className = 'jp-FigureChat-jump jp-mod-styled';
+    this._jump.textContent = trans.__('↓ Jump to latest');
+    this._jump.hidden = true;
     this._notice = document.createElement('div');
     this._notice.className = 'jp-FigureChat-notice';
     this._notice.hidden = true;
-    const composer = document.createElement('div');
-    composer.className = 'jp-FigureChat-composer';
-    this._attachments = document.createElement('div');
-    this._attachments.className = 'jp-FigureChat-attachments';
-    this._input = document.createElement('textarea');
-    this._input.className = 'jp-FigureChat-input';
-    this._input.rows = 3;
-    this._input.placeholder = trans.__(
-      'Ask about this notebook (Enter to send, Shift+Enter for a new line)'
-    );
-    this._input.setAttribute('aria-label', trans.__('Message'));
-    this._send = document.createElement('button');
-    this._send.className = 'jp-FigureChat-send jp-mod-styled jp-mod-accept';
-    composer.append(this._attachments, this._input, this._send);
-    this.node.append(this._messages, this._notice, composer);
+    this._actions = {
+      trans,
+      modelName: () => _options.modelName(),
+      copy: text => void this._copy(text),
+      insertCode: (code, mode) => _options.insertCode(code, mode),
+      retry: message => this._retry(message),
+      openSettings: () => _options.openSettings()
+    };
+    this._composer = new Composer({
+      session: _options.session,
+      trans,
+      onSend: () => this.scrollToLatest()
+    });
+    const stage = document.createElement('div');
+    stage.className = 'jp-FigureChat-stage';
+    stage.append(this._scroller, this._jump);
+    this.node.append(this._notice, stage, this._composer.node);
     this.session.conversation.changed.connect(this._schedule, this);
     this.session.visionViews.changed.connect(this._schedule, this);
-    this.session.busyChanged.connect(this._updateButton, this);
-    this._updateButton();
     this._render();
   }
 
@@ -99,58 +128,107 @@ export class ChatView extends Widget {
 
   /** Put a picture address on the message being written. */
   attach(address: string): void {
-    if (!this._pendingAttachments.includes(address)) {
-      this._pendingAttachments.push(address);
-      this._renderAttachments();
-    }
+    this._composer.attach(address);
   }
 
   /** Focus the message box. */
   focusInput(): void {
-    this._input.focus();
+    this._composer.focus();
   }
 
   /** Send what is in the message box. */
   submit(): void {
-    const text = this._input.value.trim();
-    if (!text || this.session.busy) {
+    this._composer.submit();
+  }
+
+  /** Show the newest message and follow the conversation again. */
+  scrollToLatest(): void {
+    this._follow = true;
+    this._jump.hidden = true;
+    this._scroller.scrollTop = this._scroller.scrollHeight;
+  }
+
+  /**
+   * Start a new conversation; the one it replaces can be restored from the notification. A
+   * conversation written by a newer Figure Chat is never replaced.
+   */
+  startOver(): void {
+    const { trans } = this._options;
+    const conversation = this.session.conversation;
+    if (conversation.isNewer) {
+      Notification.warning(
+        trans.__(
+          'This conversation was saved by a newer Figure Chat. Update Figure Chat to continue it; this version will not replace it.'
+        ),
+        { autoClose: 8000 }
+      );
       return;
     }
-    if (this.session.conversation.problem) {
+    const previous = this.session.clear();
+    if (previous === undefined) {
       return;
     }
-    this._input.value = '';
-    const attachments = this._pendingAttachments;
-    this._pendingAttachments = [];
-    this._renderAttachments();
-    void this.session.send(text, attachments);
+    Notification.info(trans.__('Started a new conversation.'), {
+      autoClose: 10000,
+      actions: [
+        {
+          label: trans.__('Undo'),
+          caption: trans.__('Bring back the previous conversation'),
+          callback: () => this.session.restore(previous)
+        }
+      ]
+    });
   }
 
   handleEvent(event: Event): void {
-    if (event.type === 'click' && event.currentTarget === this._send) {
-      if (this.session.busy) {
-        this.session.stop();
-      } else {
-        this.submit();
+    if (event.type === 'wheel') {
+      // Scrolling up is the reader leaving the end, even while the answer grows under them.
+      if ((event as WheelEvent).deltaY < 0) {
+        this._follow = false;
       }
+    } else if (event.type === 'scroll') {
+      const distance =
+        this._scroller.scrollHeight - this._scroller.scrollTop - this._scroller.clientHeight;
+      // A scroll caused by content growing below is not the reader leaving the end.
+      if (this._scroller.scrollHeight === this._lastHeight || distance < FOLLOW_SLACK_PX) {
+        this._follow = distance < FOLLOW_SLACK_PX;
+      }
+      this._lastHeight = this._scroller.scrollHeight;
+      if (this._follow) {
+        this._jump.hidden = true;
+      }
+    } else if (event.type === 'click' && event.currentTarget === this._jump) {
+      this.scrollToLatest();
     } else if (event.type === 'keydown') {
       const key = event as KeyboardEvent;
-      if (key.key === 'Enter' && !key.shiftKey && !key.isComposing) {
+      if (key.key === 'Escape' && this.session.busy) {
         key.preventDefault();
-        this.submit();
+        this.session.stop();
       }
     }
   }
 
   protected onAfterAttach(): void {
-    this._send.addEventListener('click', this);
-    this._input.addEventListener('keydown', this);
+    this._scroller.addEventListener('scroll', this);
+    this._scroller.addEventListener('wheel', this, { passive: true });
+    this._jump.addEventListener('click', this);
+    this.node.addEventListener('keydown', this);
+    this._composer.attachListeners();
     this._render();
+    this._settle();
+  }
+
+  protected onAfterShow(): void {
+    // Open at the newest message.
+    this.scrollToLatest();
   }
 
   protected onBeforeDetach(): void {
-    this._send.removeEventListener('click', this);
-    this._input.removeEventListener('keydown', this);
+    this._scroller.removeEventListener('scroll', this);
+    this._scroller.removeEventListener('wheel', this);
+    this._jump.removeEventListener('click', this);
+    this.node.removeEventListener('keydown', this);
+    this._composer.detachListeners();
   }
 
   dispose(): void {
@@ -158,40 +236,47 @@ export class ChatView extends Widget {
       return;
     }
     cancelAnimationFrame(this._frame);
+    this._queue.dispose();
+    this._composer.dispose();
     this.session.conversation.changed.disconnect(this._schedule, this);
     this.session.visionViews.changed.disconnect(this._schedule, this);
-    this.session.busyChanged.disconnect(this._updateButton, this);
     super.dispose();
   }
 
-  private _updateButton(): void {
-    const { trans } = this._options;
-    const busy = this.session.busy;
-    this._send.textContent = busy ? trans.__('Stop') : trans.__('Send');
-    this._send.title = busy ? trans.__('Stop the answer') : trans.__('Send the message');
-    this._send.classList.toggle('jp-mod-warn', busy);
-    this._send.classList.toggle('jp-mod-accept', !busy);
-    this.node.classList.toggle('jp-FigureChat-view-mod-busy', busy);
+  private async _copy(text: string): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(text);
+      Notification.success(this._options.trans.__('Copied'), { autoClose: 1500 });
+    } catch (error) {
+      Notification.error(
+        this._options.trans.__('Could not copy: %1', (error as Error).message ?? String(error))
+      );
+    }
   }
 
-  private _renderAttachments(): void {
-    this._attachments.replaceChildren(
-      ...this._pendingAttachments.map(address => {
-        const chip = document.createElement('span');
-        chip.className = 'jp-FigureChat-attachment';
-        chip.textContent = address;
-        const remove = document.createElement('button');
-        remove.className = 'jp-FigureChat-attachment-remove';
-        remove.textContent = '×';
-        remove.title = this._options.trans.__('Remove attachment');
-        remove.onclick = () => {
-          this._pendingAttachments = this._pendingAttachments.filter(a => a !== address);
-          this._renderAttachments();
-        };
-        chip.append(remove);
-        return chip;
-      })
-    );
+  /** Ask the failed question again, in place of the failed exchange. */
+  private _retry(message: AssistantMessage): void {
+    const entries = this.session.conversation.entries;
+    const at = entries.indexOf(message);
+    let question = at;
+    while (question >= 0 && entries[question].role !== 'user') {
+      question -= 1;
+    }
+    const user = entries[question];
+    if (this.session.busy || !user || user.role !== 'user') {
+      return;
+    }
+    this.session.retry(user, message);
+  }
+
+  /** After the content grew: stay at the end when following, else offer the jump. */
+  private _settle(): void {
+    if (this._follow) {
+      this._scroller.scrollTop = this._scroller.scrollHeight;
+    } else if (this._scroller.scrollHeight > this._lastHeight) {
+      this._jump.hidden = false;
+    }
+    this._lastHeight = this._scroller.scrollHeight;
   }
 
   private _schedule(): void {
@@ -210,17 +295,35 @@ export class ChatView extends Widget {
     const conversation = this.session.conversation;
     const { trans } = this._options;
     const problem = conversation.problem;
-    const notice = problem
-      ? trans.__(
-          'This notebook holds a Figure Chat conversation that cannot be read (%1). Start a new conversation to replace it.',
-          problem
+    const duplicates = countDuplicateIds(conversation.entries);
+    const notices: string[] = [];
+    if (problem) {
+      notices.push(
+        conversation.isNewer
+          ? trans.__(
+              'This conversation was saved by a newer Figure Chat (%1). Update Figure Chat to read and continue it; it is kept as it is.',
+              problem
+            )
+          : trans.__(
+              'This notebook holds a Figure Chat conversation that cannot be read (%1). Start a new conversation to replace it.',
+              problem
+            )
+      );
+    }
+    if (duplicates) {
+      notices.push(
+        trans.__(
+          '%1 messages of this conversation share an id with an earlier one (was it pasted twice?). Every entry is shown and tool results are paired by position; the stored conversation is left as it is.',
+          duplicates
         )
-      : conversation.notice;
-    this._notice.hidden = !notice;
-    this._notice.textContent = notice ?? '';
-    this._input.disabled = !!problem;
-    const atBottom =
-      this._messages.scrollHeight - this._messages.scrollTop - this._messages.clientHeight < 40;
+      );
+    }
+    if (conversation.notice) {
+      notices.push(conversation.notice);
+    }
+    this._notice.hidden = !notices.length;
+    this._notice.textContent = notices.join(' ');
+    this._composer.setDisabled(!!problem);
     const items = buildChatItems(conversation.entries, conversation.live);
     const context: CardRenderContext = {
       trans,
@@ -230,86 +333,90 @@ export class ChatView extends Widget {
       views: this.session.visionViews,
       openLarger: (src, title) => this._options.openLarger(src, title)
     };
-    const seen = new Set<string>();
+    const seen = new Map<string, number>();
+    const used = new Set<string>();
     const elements: HTMLElement[] = [];
     for (const item of items) {
-      const key = keyOf(item);
-      seen.add(key);
+      // Colliding ids (a conversation pasted twice) still get an element each.
+      const base = baseKey(item);
+      const count = seen.get(base) ?? 0;
+      seen.set(base, count + 1);
+      const key = count ? `${base}#${count}` : base;
+      used.add(key);
       const views = item.kind === 'tool' ? this.session.visionViews.state(item.call.id).kind : '';
       const signature = signatureOf(item, views);
       let rendered = this._rendered.get(key);
       if (!rendered || rendered.signature !== signature) {
-        rendered = { element: this._renderItem(item, context), signature };
+        rendered = this._renderItem(item, context, signature);
         this._rendered.set(key, rendered);
+      }
+      if (item.kind === 'assistant') {
+        rendered.assistant?.update(item.message, item.live);
       }
       elements.push(rendered.element);
     }
     for (const key of [...this._rendered.keys()]) {
-      if (!seen.has(key)) {
+      if (!used.has(key)) {
         this._rendered.delete(key);
       }
     }
     if (!items.length) {
-      const empty = document.createElement('div');
-      empty.className = 'jp-FigureChat-empty';
-      empty.textContent = trans.__(
-        'Ask the model about this notebook. The conversation is saved in the notebook.'
-      );
-      elements.push(empty);
+      elements.push(this._emptyState());
     }
     const current = Array.from(this._messages.children);
     if (current.length !== elements.length || current.some((child, i) => child !== elements[i])) {
       this._messages.replaceChildren(...elements);
     }
-    if (atBottom) {
-      this._messages.scrollTop = this._messages.scrollHeight;
-    }
+    this._settle();
   }
 
-  private _renderItem(item: ChatItem, context: CardRenderContext): HTMLElement {
+  private _emptyState(): HTMLElement {
     const { trans } = this._options;
+    const empty = document.createElement('div');
+    empty.className = 'jp-FigureChat-empty';
+    const intro = document.createElement('p');
+    intro.textContent = trans.__(
+      'Ask the model about this notebook: it can read the cells, draw figures and look at pictures. The conversation is saved in the notebook.'
+    );
+    empty.append(intro);
+    const prompts = [
+      trans.__('Summarise what this notebook does, cell by cell.'),
+      trans.__('Draw a diagram of the data flow in this notebook.'),
+      trans.__('Look at the first image output and describe what it shows.')
+    ];
+    for (const prompt of prompts) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'jp-FigureChat-examplePrompt';
+      button.textContent = prompt;
+      button.onclick = () => this._composer.fill(prompt);
+      empty.append(button);
+    }
+    return empty;
+  }
+
+  private _renderItem(
+    item: ChatItem,
+    context: CardRenderContext,
+    signature: string
+  ): { element: HTMLElement; signature: string; assistant?: AssistantMessageView } {
+    const { trans, rendermime } = this._options;
     switch (item.kind) {
-      case 'user': {
-        const element = document.createElement('div');
-        element.className = 'jp-FigureChat-message jp-FigureChat-message-mod-user';
-        const text = document.createElement('div');
-        text.className = 'jp-FigureChat-userText';
-        text.textContent = item.message.content;
-        element.append(text);
-        for (const address of item.message.attachments ?? []) {
-          const chip = document.createElement('span');
-          chip.className = 'jp-FigureChat-attachment';
-          chip.textContent = address;
-          element.append(chip);
-        }
-        return element;
-      }
+      case 'user':
+        return { element: renderUserMessage(item.message, this._actions), signature };
       case 'assistant': {
-        const element = document.createElement('div');
-        element.className = 'jp-FigureChat-message jp-FigureChat-message-mod-assistant';
-        element.dataset.status = item.live ? 'streaming' : item.message.status;
-        if (item.message.content) {
-          const body = document.createElement('div');
-          body.className = 'jp-FigureChat-markdown';
-          element.append(body);
-          void this._renderMarkdown(body, item.message.content);
-        }
-        if (typeof item.message.error === 'string') {
-          const error = document.createElement('div');
-          error.className = 'jp-FigureChat-error';
-          error.setAttribute('role', 'alert');
-          error.textContent = item.message.error;
-          element.append(error);
-        } else if (item.message.status === 'interrupted' && !item.live) {
-          const note = document.createElement('div');
-          note.className = 'jp-FigureChat-interrupted';
-          note.textContent = trans.__('Interrupted');
-          element.append(note);
-        }
-        return element;
+        const assistant = new AssistantMessageView(item.message, this._actions, {
+          parser: rendermime.markdownParser,
+          sanitizer: rendermime.sanitizer,
+          queue: this._queue,
+          trans,
+          allowRemoteImages: () => this._options.allowRemoteImages(),
+          onRendered: () => this._settle()
+        });
+        return { element: assistant.node, signature, assistant };
       }
       case 'tool':
-        return this._options.cards.render(item, context);
+        return { element: this._options.cards.render(item, context), signature };
       case 'unreadable': {
         const element = document.createElement('div');
         element.className = 'jp-FigureChat-unreadable';
@@ -318,22 +425,14 @@ export class ChatView extends Widget {
           item.entry.index,
           item.entry.reason
         );
-        return element;
+        return { element, signature };
       }
       case 'orphan-result': {
         const element = document.createElement('div');
         element.className = 'jp-FigureChat-unreadable';
         element.textContent = trans.__('Tool result without its call: %1', item.message.content);
-        return element;
+        return { element, signature };
       }
     }
-  }
-
-  private async _renderMarkdown(host: HTMLElement, text: string): Promise<void> {
-    // Untrusted: JupyterLab's sanitizer runs, and nothing in the Markdown executes.
-    const renderer = this._options.rendermime.createRenderer('text/markdown');
-    const model = new MimeModel({ data: { 'text/markdown': text }, trusted: false });
-    await renderer.renderModel(model);
-    host.replaceChildren(renderer.node);
   }
 }

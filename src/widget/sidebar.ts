@@ -4,7 +4,10 @@
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
+import type { ISignal } from '@lumino/signaling';
 import { Panel, Widget } from '@lumino/widgets';
+
+import type { FigureChatSettings } from '../chat/settings';
 
 import { ChatSession, type SessionServices } from '../chat/session';
 import { ChatView, type ChatViewOptions } from './chat-view';
@@ -13,6 +16,11 @@ import { ChatView, type ChatViewOptions } from './chat-view';
 export interface SidebarOptions extends Omit<ChatViewOptions, 'session'> {
   readonly services: SessionServices;
   readonly trans: TranslationBundle;
+  /** The settings, shown in the header (model and endpoint). */
+  readonly settings: {
+    readonly current: FigureChatSettings;
+    readonly changed: ISignal<unknown, FigureChatSettings>;
+  };
   /** Header buttons: label, title, action. */
   readonly actions: ReadonlyArray<{ label: string; title: string; id: string; run(): void }>;
 }
@@ -22,6 +30,7 @@ export class FigureChatSidebar extends Panel {
   private readonly _views = new Map<NotebookPanel, ChatView>();
   private readonly _placeholder: Widget;
   private readonly _title: HTMLElement;
+  private readonly _model: HTMLElement;
   private _current: NotebookPanel | null = null;
 
   constructor(private readonly _options: SidebarOptions) {
@@ -44,7 +53,19 @@ export class FigureChatSidebar extends Panel {
       button.onclick = () => action.run();
       header.node.append(button);
     }
+    const settingsButton = document.createElement('button');
+    settingsButton.className = 'jp-FigureChat-header-button jp-mod-styled';
+    settingsButton.dataset.action = 'settings';
+    settingsButton.textContent = trans.__('Settings');
+    settingsButton.title = trans.__('Open Settings → Figure Chat');
+    settingsButton.onclick = () => _options.openSettings();
+    header.node.append(settingsButton);
+    this._model = document.createElement('div');
+    this._model.className = 'jp-FigureChat-header-model';
+    header.node.append(this._model);
     this.addWidget(header);
+    _options.settings.changed.connect(this._updateModel, this);
+    this._updateModel();
     this._placeholder = new Widget();
     this._placeholder.addClass('jp-FigureChat-placeholder');
     this._placeholder.node.textContent = trans.__(
@@ -114,6 +135,14 @@ export class FigureChatSidebar extends Panel {
     }
   }
 
+  private _updateModel(): void {
+    const { model, endpoint } = this._options.settings.current;
+    this._model.textContent = this._options.trans.__('%1 at %2', model, endpoint);
+    this._model.title = this._options.trans.__(
+      'The model and endpoint in use; change them in Settings → Figure Chat.'
+    );
+  }
+
   private _updateTitle(): void {
     this._title.textContent = this._current
       ? this._options.trans.__(
@@ -127,6 +156,7 @@ export class FigureChatSidebar extends Panel {
     for (const panel of [...this._views.keys()]) {
       this._forget(panel);
     }
+    this._options.settings.changed.disconnect(this._updateModel, this);
     super.dispose();
   }
 }

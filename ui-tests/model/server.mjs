@@ -27,6 +27,32 @@ function structuredCall(id, name, args) {
 
 /** Each script: a list of steps; a step is a list of deltas (strings are content). */
 const SCRIPTS = {
+  // Chat UX (chat-ux.spec.ts): remote resources pointing at the test's loopback listener, whose
+  // port the question names as `leak-port=N`; a long answer; a code block.
+  'remote-media': [
+    request => {
+      const port = /leak-port=(\d+)/.exec(lastUserText(request.messages))?.[1] ?? '9';
+      const remote = `http://127.0.0.1:${port}`;
+      const reply =
+        `Here is the chart ![pixel](${remote}/pixel.png?leak=secret-from-notebook)\n\n` +
+        `<video poster="${remote}/poster.png" src="${remote}/video.mp4" autoplay></video>\n\n` +
+        `<audio src="${remote}/audio.mp3" autoplay></audio>\n\n` +
+        `<span style="background-image: url(${remote}/css.png)">styled</span>\n\n` +
+        `<form action="${remote}/form"><button>Go</button></form>\n\n` +
+        `<a href="${remote}/page" target="_self">a link</a> and an inline ` +
+        '![dot](data:image/gif;base64,R0lGODlhAQABAAAAACw=) image.';
+      return reply.match(/[\s\S]{1,7}/g);
+    }
+  ],
+  long: [
+    Array.from(
+      { length: 90 },
+      (_, i) => `Paragraph ${i}: ${'the answer keeps going '.repeat(8)}\n\n`
+    )
+  ],
+  code: [
+    ['Try this:\n\n```python\nresult = [n * n for n in range(4)]\nprint(result)\n```\n\nDone.']
+  ],
   hello: [['Hello', ' from the', ' **scripted** model.']],
   'notebook-read': [
     ['Let me read the notebook.', structuredCall('call_nb', 'notebook_read', {})],
