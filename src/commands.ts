@@ -32,7 +32,6 @@ export const CommandIDs = {
 const DEFAULT_SETTINGS: AgentSettings = {
   endpoint: 'http://localhost:11434/v1',
   model: 'qwen2.5vl:7b',
-  temperature: 0.3,
   contextBudget: 24000,
   maxToolRounds: 8,
   acceptsImages: 'auto'

@@ -10,6 +10,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { runTurn, type AgentSettings } from './agent';
 import { Conversation } from './conversation';
 import type { ModelTransport } from './model-client';
+import { ModelQuirkMemory } from './model-quirks';
 import { NotebookTranscriptStore } from './persistence';
 import type { ChatToolHost } from './tools/host';
 
@@ -26,7 +27,8 @@ export class ChatSession implements IDisposable {
   readonly conversation = new Conversation();
   private readonly _store: NotebookTranscriptStore;
   private _abort: AbortController | null = null;
-  private _imagesRefused = false;
+  /** What models refused, by endpoint + model: it outlives New, and never holds back another model. */
+  private readonly _quirks = new ModelQuirkMemory();
   private readonly _busyChanged = new Signal<this, boolean>(this);
   private _isDisposed = false;
 
@@ -83,12 +85,11 @@ export class ChatSession implements IDisposable {
       transport: this._services.transport,
       settings: this._services.settings(),
       toolHost: host,
-      imagesRefused: this._imagesRefused
+      quirks: this._quirks
     };
     try {
       await runTurn(this.conversation, deps, text, attachments, abort.signal);
     } finally {
-      this._imagesRefused = deps.imagesRefused ?? this._imagesRefused;
       this._abort = null;
       this._store.flush();
       if (!this._isDisposed) {
