@@ -10,6 +10,7 @@ import { Widget } from '@lumino/widgets';
 import { buildChatItems, type ChatItem } from '../chat/cards';
 import type { ChatSession } from '../chat/session';
 import type { CardRenderContext, CardRendererRegistry } from './card-renderers';
+import { renderThinking } from './thinking';
 
 /** What a chat view needs from the extension. */
 export interface ChatViewOptions {
@@ -39,7 +40,7 @@ function signatureOf(item: ChatItem, views: string): string {
     case 'user':
       return item.message.content;
     case 'assistant':
-      return `${item.message.status}|${item.live}|${String(item.message.error ?? '')}|${item.message.content}`;
+      return `${item.message.status}|${item.live}|${String(item.message.error ?? '')}|${item.message.content}|${item.message.reasoning ?? ''}`;
     case 'tool':
       return `${item.state}|${item.result?.content ?? ''}|${views}`;
     case 'unreadable':
@@ -288,6 +289,11 @@ export class ChatView extends Widget {
         const element = document.createElement('div');
         element.className = 'jp-FigureChat-message jp-FigureChat-message-mod-assistant';
         element.dataset.status = item.live ? 'streaming' : item.message.status;
+        const previous = this._rendered.get(keyOf(item))?.element;
+        const thinking = renderThinking(item.message, item.live, trans, previous);
+        if (thinking) {
+          element.append(thinking);
+        }
         if (item.message.content) {
           const body = document.createElement('div');
           body.className = 'jp-FigureChat-markdown';
