@@ -32,6 +32,15 @@ export interface AgentDeps {
   readonly toolHost: unknown;
   /** What models refused so far, by endpoint + model (the session's memory). */
   readonly quirks?: ModelQuirkMemory;
+  /**
+   * Asks the model's server whether the model takes images (the figure server's `model-info`),
+   * for servers that drop images silently instead of refusing them; null when it cannot tell.
+   */
+  readonly modelTakesImages?: (
+    endpoint: string,
+    model: string,
+    signal: AbortSignal
+  ) => Promise<boolean | null>;
 }
 
 const INTERRUPTED_TOOL_TEXT = 'Tool call was interrupted (stopped by the user).';
@@ -288,6 +297,36 @@ async function runTools(
   return views;
 }
 
+/**
+ * Before the first views go to a model with "accepts images: auto", ask its server once whether it
+ * takes images at all: Ollama (and llama-cpp-python) accept them from a text-only model and drop
+ * them, so no refusal would ever come. A failed question changes nothing.
+ */
+async function checkImagesOnce(
+  conversation: Conversation,
+  deps: AgentDeps,
+  quirks: ModelQuirks,
+  views: RoundViews,
+  signal: AbortSignal
+): Promise<void> {
+  if (
+    !views.images.length ||
+    deps.settings.acceptsImages !== 'auto' ||
+    quirks.imagesRefused ||
+    quirks.imagesChecked ||
+    !deps.modelTakesImages
+  ) {
+    return;
+  }
+  quirks.imagesChecked = true;
+  const takes = await deps
+    .modelTakesImages(deps.settings.endpoint, deps.settings.model, signal)
+    .catch(() => null);
+  if (takes === false) {
+    applyRefusal(conversation, quirks, 'images', views);
+  }
+}
+
 /** Each refusal can be worked around once per reply: images, temperature, tools. */
 const MAX_RETRIES = 3;
 
@@ -316,6 +355,10 @@ export async function runTurn(
   let views: RoundViews = { images: [], messageIds: [] };
   try {
     for (let round = 0; ; round++) {
+      if (signal.aborted) {
+        return;
+      }
+      await checkImagesOnce(conversation, deps, quirks, views, signal);
       if (signal.aborted) {
         return;
       }

@@ -7,6 +7,8 @@
 /** What one model (at one endpoint) was found to refuse. */
 export interface ModelQuirks {
   imagesRefused: boolean;
+  /** Whether the server was asked once whether the model takes images (`model-info`). */
+  imagesChecked: boolean;
   temperatureRefused: boolean;
   toolsRefused: boolean;
   /**
@@ -25,7 +27,12 @@ export class ModelQuirkMemory {
     const key = `${endpoint.replace(/\/+$/, '')}\n${model}`;
     let quirks = this._byModel.get(key);
     if (!quirks) {
-      quirks = { imagesRefused: false, temperatureRefused: false, toolsRefused: false };
+      quirks = {
+        imagesRefused: false,
+        imagesChecked: false,
+        temperatureRefused: false,
+        toolsRefused: false
+      };
       this._byModel.set(key, quirks);
     }
     return quirks;

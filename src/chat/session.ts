@@ -85,7 +85,15 @@ export class ChatSession implements IDisposable {
       transport: this._services.transport,
       settings: this._services.settings(),
       toolHost: host,
-      quirks: this._quirks
+      quirks: this._quirks,
+      modelTakesImages: async (endpoint: string, model: string, signal: AbortSignal) =>
+        (
+          await this._services.request<{ images: boolean | null }>(
+            'model-info',
+            { endpoint, model },
+            signal
+          )
+        ).images
     };
     try {
       await runTurn(this.conversation, deps, text, attachments, abort.signal);

@@ -3,6 +3,7 @@
  * Each feature adds its routes here (one line each) and keeps its logic in its own module.
  */
 import type { JsonRoute, RawRoute } from './http';
+import { modelInfoRoute } from './model-info';
 import { modelRoute } from './model-proxy';
 import { pictureInfoRoute } from './pictures';
 import { renderRoute } from './render';
@@ -11,6 +12,7 @@ import { checkSvgRoute } from './svg';
 /** JSON routes, all `POST` (`version`, a `GET`, is answered by the server itself). */
 export const jsonRoutes: Record<string, JsonRoute> = {
   'check-svg': checkSvgRoute,
+  'model-info': modelInfoRoute,
   'picture-info': pictureInfoRoute,
   render: renderRoute
 };
