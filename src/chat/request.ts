@@ -52,9 +52,10 @@ export function buildRequest(
   const sendTools = !quirks.toolsRefused && input.tools.length > 0;
   const sendTemperature = input.temperature !== undefined && !quirks.temperatureRefused;
   const images = input.images?.length ? input.images : undefined;
-  const systemPrompt = sendTools
-    ? input.systemPrompt
-    : `${input.systemPrompt}\n\n${textToolsPrompt(input.tools)}`;
+  const systemPrompt =
+    quirks.toolsRefused && input.tools.length > 0
+      ? `${input.systemPrompt}\n\n${textToolsPrompt(input.tools)}`
+      : input.systemPrompt;
   const body: Record<string, unknown> = {
     model: input.model,
     messages: buildContext(entries, {
