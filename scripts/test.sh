@@ -23,6 +23,9 @@ export PATH="$PWD/.venv/bin:$PATH"
 echo "== lint"
 npm run --silent lint:check
 
+echo "== llama-server (for the real llama.cpp tests; built once per machine, cached outside the clone)"
+bash scripts/build-llama-server.sh
+
 echo "== jest"
 npx jest --ci --forceExit
 

@@ -10,6 +10,7 @@ import { buildChatItems } from '../chat/cards';
 import { MAX_ANSWER_CHARS, runTurn, type AgentDeps, type AgentSettings } from '../chat/agent';
 import { Conversation } from '../chat/conversation';
 import { ModelRequestError } from '../chat/model-client';
+import { ModelQuirkMemory } from '../chat/model-quirks';
 import { ToolRegistry, type ToolImage, type ToolOutput } from '../tools/registry';
 import type {
   AssistantMessage,
@@ -113,7 +114,8 @@ function setup(
     registry,
     transport: model.transport,
     settings: { ...settings, ...overrides },
-    toolHost: null
+    toolHost: null,
+    quirks: new ModelQuirkMemory()
   };
   return { conversation: new Conversation(), model, deps, counter, holdStarted };
 }
@@ -526,8 +528,8 @@ describe('runTurn', () => {
     ]);
     await runTurn(conversation, deps, 'Look', [], never);
     expect(model.requests.map(hasImages)).toEqual([false, true, false]);
-    expect(deps.imagesRefused).toBe(true);
-    expect(conversation.notice).toMatch(/refused images/);
+    expect(deps.quirks?.of(settings.endpoint, settings.model).imagesRefused).toBe(true);
+    expect(conversation.notice).toBe("This model can't see images; views are described in text.");
     // The refused attempt left nothing behind.
     expect(readable(conversation.entries).map(entry => entry.role)).toEqual([
       'user',

@@ -71,6 +71,7 @@ describe('ChatStreamAccumulator', () => {
     expect(accumulator.visible).toBe('Hello world');
     expect(accumulator.finish()).toEqual({
       content: 'Hello world',
+      reasoning: '',
       calls: [],
       errors: [],
       finishReason: 'stop',

@@ -18,6 +18,8 @@ export type ModelMessage =
   | {
       role: 'assistant';
       content: string | null;
+      reasoning_content?: string;
+      reasoning?: string;
       tool_calls?: Array<{
         id: string;
         type: 'function';
@@ -35,6 +37,12 @@ export interface ContextOptions {
   readonly images?: ReadonlyArray<ToolImage>;
   /** Tool results longer than this (characters) are cut when not in the latest turn. */
   readonly maxOldResultChars?: number;
+  /**
+   * The field the server streams reasoning in. Reasoning goes back in it only within the latest
+   * turn's tool rounds, where servers of interleaved-thinking models expect it; older turns and
+   * servers that never sent the field (reasoning as `<think>` text) never get it back.
+   */
+  readonly reasoningField?: 'reasoning_content' | 'reasoning';
 }
 
 /** The token estimate used against the budget. */
@@ -92,9 +100,14 @@ function toModel(
       out.push({ role: 'user', content: userText(message) });
     } else if (message.role === 'assistant') {
       const calls = message.tool_calls ?? [];
+      const reasoning =
+        latest && calls.length && options.reasoningField && message.reasoning
+          ? { [options.reasoningField]: message.reasoning }
+          : {};
       out.push({
         role: 'assistant',
         content: message.content || (calls.length ? null : ''),
+        ...reasoning,
         ...(calls.length
           ? {
               tool_calls: calls.map(call => ({

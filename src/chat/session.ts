@@ -11,6 +11,7 @@ import type { AssistantMessage, UserMessage } from '../tools/transcript';
 import { runTurn, type AgentSettings } from './agent';
 import { Conversation } from './conversation';
 import type { ModelTransport } from './model-client';
+import { ModelQuirkMemory } from './model-quirks';
 import { NotebookTranscriptStore } from './persistence';
 import { VisionViews } from './vision-views';
 import { createChatToolHost } from './tools/host';
@@ -30,7 +31,8 @@ export class ChatSession implements IDisposable {
   readonly visionViews: VisionViews;
   private readonly _store: NotebookTranscriptStore;
   private _abort: AbortController | null = null;
-  private _imagesRefused = false;
+  /** What models refused, by endpoint + model: it outlives New, and never holds back another model. */
+  private readonly _quirks = new ModelQuirkMemory();
   private readonly _busyChanged = new Signal<this, boolean>(this);
   private _isDisposed = false;
 
@@ -90,12 +92,19 @@ export class ChatSession implements IDisposable {
       transport: this._services.transport,
       settings: this._services.settings(),
       toolHost: host,
-      imagesRefused: this._imagesRefused
+      quirks: this._quirks,
+      modelTakesImages: async (endpoint: string, model: string, signal: AbortSignal) =>
+        (
+          await this._services.request<{ images: boolean | null }>(
+            'model-info',
+            { endpoint, model },
+            signal
+          )
+        ).images
     };
     try {
       await runTurn(this.conversation, deps, text, attachments, abort.signal);
     } finally {
-      this._imagesRefused = deps.imagesRefused ?? this._imagesRefused;
       this._abort = null;
       this._store.flush();
       if (!this._isDisposed) {

@@ -16,7 +16,7 @@ const FIELDS = {
   endpoint: z.string().min(1),
   model: z.string().min(1),
   acceptsImages: z.enum(['auto', 'yes', 'no']),
-  temperature: z.number().min(0).max(2),
+  temperature: z.number().min(0).max(2).optional(),
   contextBudget: z.number().int().min(1000),
   maxToolRounds: z.number().int().min(1).max(50),
   allowRemoteImages: z.boolean()

@@ -2,7 +2,7 @@
  * Reading an OpenAI-compatible streaming answer: Server-Sent Events in, text deltas and tool calls
  * out. Pure: the network part lives in `model-client.ts`.
  */
-import { ToolCallTextParser } from '../tools/toolcalls';
+import { ThinkTagSplitter, ToolCallTextParser, parseToolJson } from '../tools/toolcalls';
 
 /** Raised when the stream is not what an OpenAI-compatible server sends. */
 export class ModelStreamError extends Error {
@@ -58,8 +58,10 @@ export interface StreamedToolCall {
 
 /** What a finished stream amounts to. */
 export interface StreamResult {
-  /** Visible text: transport markup removed. */
+  /** Visible text: transport markup and `<think>` reasoning removed. */
   content: string;
+  /** What the model thought, from `reasoning_content`, `reasoning` or `<think>` text. */
+  reasoning: string;
   calls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
   /** Problems the turn must report (truncated tool-call JSON, cut stream). */
   errors: string[];
@@ -72,14 +74,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The delta fields servers stream reasoning in, apart from the answer. */
+export type ReasoningField = 'reasoning_content' | 'reasoning';
+
 /**
- * Accumulates Chat Completions chunks. Text passes through the text tool-call parser so markup a
- * server leaves in the content never shows; structured `tool_calls` are joined by index.
+ * Accumulates Chat Completions chunks. Text passes through the `<think>` splitter and then the
+ * text tool-call parser, so reasoning and markup a server leaves in the content never show as the
+ * answer; structured `tool_calls` are joined by index.
  */
 export class ChatStreamAccumulator {
+  private readonly _think = new ThinkTagSplitter();
   private readonly _text = new ToolCallTextParser();
   private readonly _calls: StreamedToolCall[] = [];
   private _visible = '';
+  private _reasoning = '';
+  private _reasoningField: ReasoningField | undefined;
+  private _chunks = 0;
   private _finishReason: string | null = null;
   private _done = false;
   private _idPrefix: string;
@@ -93,6 +103,21 @@ export class ChatStreamAccumulator {
     return this._visible;
   }
 
+  /** Reasoning so far (all three forms). */
+  get reasoning(): string {
+    return this._reasoning;
+  }
+
+  /** The delta field the server streamed reasoning in, if it did (not `<think>` text). */
+  get reasoningField(): ReasoningField | undefined {
+    return this._reasoningField;
+  }
+
+  /** How many SSE payloads arrived (an empty stream is a server quirk worth naming). */
+  get chunkCount(): number {
+    return this._chunks;
+  }
+
   /** Structured tool calls so far (names known, arguments maybe partial). */
   get calls(): ReadonlyArray<StreamedToolCall> {
     return this._calls;
@@ -100,6 +125,7 @@ export class ChatStreamAccumulator {
 
   /** Feed one SSE payload; returns the visible text it added. */
   push(payload: string): string {
+    this._chunks += 1;
     if (payload.trim() === '[DONE]') {
       this._done = true;
       return '';
@@ -131,8 +157,15 @@ export class ChatStreamAccumulator {
         : isRecord(choice.message)
           ? choice.message
           : {};
+      for (const field of ['reasoning_content', 'reasoning'] as const) {
+        const value = delta[field];
+        if (typeof value === 'string' && value) {
+          this._reasoning += value;
+          this._reasoningField ??= field;
+        }
+      }
       if (typeof delta.content === 'string' && delta.content) {
-        added += this._text.push(delta.content);
+        added += this._pushContent(this._think.push(delta.content));
       }
       if (Array.isArray(delta.tool_calls)) {
         for (const raw of delta.tool_calls) {
@@ -149,6 +182,7 @@ export class ChatStreamAccumulator {
 
   /** Close the stream and resolve what it said. */
   finish(): StreamResult {
+    this._visible += this._pushContent(this._think.finish());
     const text = this._text.finish();
     const errors = [...text.errors];
     const calls: StreamResult['calls'] = [];
@@ -156,7 +190,7 @@ export class ChatStreamAccumulator {
       const id = call.id || `${this._idPrefix}_${index + 1}`;
       const source = call.argumentsText.trim() === '' ? '{}' : call.argumentsText;
       try {
-        const parsed: unknown = JSON.parse(source);
+        const parsed = parseToolJson(source);
         if (!isRecord(parsed)) {
           throw new Error('not an object');
         }
@@ -176,11 +210,18 @@ export class ChatStreamAccumulator {
     });
     return {
       content: text.text,
+      reasoning: this._reasoning,
       calls,
       errors,
       finishReason: this._finishReason,
       complete: this._done || this._finishReason !== null
     };
+  }
+
+  /** Routes what the `<think>` splitter decided: reasoning aside, answer text to the call parser. */
+  private _pushContent(split: { content: string; reasoning: string }): string {
+    this._reasoning += split.reasoning;
+    return split.content ? this._text.push(split.content) : '';
   }
 
   private _mergeToolCall(raw: unknown): void {
@@ -194,10 +235,13 @@ export class ChatStreamAccumulator {
       call = { id: '', name: '', argumentsText: '' };
       this._calls[index] = call;
     }
+    // llama-cpp-python repeats the id, type and whole name in every delta of a call: a repeat
+    // is not more of the name. Names split over deltas (no id after the first) are joined.
+    const repeated = typeof raw.id === 'string' && raw.id !== '' && raw.id === call.id;
     if (typeof raw.id === 'string' && raw.id) {
       call.id = raw.id;
     }
-    if (typeof fn.name === 'string') {
+    if (typeof fn.name === 'string' && !(repeated && fn.name === call.name)) {
       call.name += fn.name;
     }
     if (typeof fn.arguments === 'string') {

@@ -4,6 +4,7 @@
  */
 import type { JsonRoute, RawRoute } from './http';
 import { modelCancelRoute } from './model-cancel';
+import { modelInfoRoute } from './model-info';
 import { modelRoute } from './model-proxy';
 import { pictureInfoRoute } from './pictures';
 import { renderRoute } from './render-route';
@@ -13,6 +14,7 @@ import { checkSvgRoute } from './svg';
 export const jsonRoutes: Record<string, JsonRoute> = {
   'check-svg': checkSvgRoute,
   'model-cancel': modelCancelRoute,
+  'model-info': modelInfoRoute,
   'picture-info': pictureInfoRoute,
   render: renderRoute
 };

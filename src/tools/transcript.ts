@@ -52,7 +52,12 @@ export const AssistantMessage = z
     content: z.string(),
     status: z.enum(['completed', 'interrupted']),
     created: z.string().optional(),
-    tool_calls: z.array(StoredToolCall).optional()
+    tool_calls: z.array(StoredToolCall).optional(),
+    /**
+     * What the model thought before answering (`reasoning_content`, `reasoning` or `<think>` text),
+     * kept apart from the answer. Additive to format v1: older readers keep it as an unknown field.
+     */
+    reasoning: z.string().optional()
   })
   .passthrough();
 export type AssistantMessage = z.infer<typeof AssistantMessage>;

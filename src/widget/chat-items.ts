@@ -7,6 +7,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 
 import type { AssistantMessage, UserMessage } from '../tools/transcript';
 import { ChatMarkdown, type ChatMarkdownOptions } from './markdown-view';
+import { renderThinking } from './thinking';
 
 /** What message elements need from the chat. */
 export interface MessageActions {
@@ -124,6 +125,7 @@ export class AssistantMessageView {
   private readonly _bubble: HTMLElement;
   private readonly _markdown: ChatMarkdown;
   private readonly _footer: HTMLElement;
+  private _thinking: HTMLElement | null = null;
   private _message: AssistantMessage;
 
   constructor(
@@ -155,6 +157,13 @@ export class AssistantMessageView {
     this._message = message;
     const { trans } = this._actions;
     this._bubble.dataset.status = live ? 'streaming' : message.status;
+    // The reasoning block is rebuilt as it streams; passing the bubble keeps it open if opened.
+    const thinking = renderThinking(message, live, trans, this._bubble);
+    this._thinking?.remove();
+    this._thinking = thinking;
+    if (thinking) {
+      this._bubble.prepend(thinking);
+    }
     this._markdown.node.hidden = !message.content;
     this._markdown.update(message.content, live);
     const footer: HTMLElement[] = [];

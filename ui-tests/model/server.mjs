@@ -170,6 +170,34 @@ const SCRIPTS = {
     ['Listing.', structuredCall('call_q2', 'vision_list', {})],
     ['One mark.']
   ],
+  // Issue 8: llama.cpp without a projector refuses the views (see the handler below); the retry
+  // without images gets this script's next step.
+  'llamacpp-image-refusal': [
+    request => {
+      const path = /path=(\S+)/.exec(lastUserText(request.messages))?.[1] ?? 'missing.png';
+      return [
+        'Marking the file.',
+        structuredCall('call_r1', 'vision_mark', {
+          image: path,
+          marks: [{ at: '20,20,120,90', caption: 'corner', colour: 'yellow' }]
+        })
+      ];
+    },
+    ['Marked the corner; ', 'I read the marks as text.']
+  ],
+  // Issue 8: reasoning left in the content as <think> text (Ollama before 0.12.4, vLLM without a
+  // reasoning parser), split across deltas the way those servers stream it.
+  think: [
+    [
+      '<think>',
+      '\nThe user wants',
+      ' a greeting.\n</thi',
+      'nk>\n\n',
+      'Hello from a thinking model.'
+    ]
+  ],
+  // Issue 8: a model without tool support (the handler below refuses requests with tools).
+  'no-tools': [['Answered without tools.']],
   'truncated-call': [
     [
       'Calling.',
@@ -253,6 +281,22 @@ const server = createServer(async (req, res) => {
   if (name === 'error500') {
     res.writeHead(500, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ error: { message: 'model exploded' } }));
+    return;
+  }
+  // Issue 8: llama.cpp's llama-server refuses image parts without a projector, with a 500.
+  if (name === 'llamacpp-image-refusal' && body.includes('"image_url"')) {
+    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end(
+      '{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}'
+    );
+    return;
+  }
+  // Issue 8: Ollama refuses `tools` for a model without tool support, with a 400.
+  if (name === 'no-tools' && request.tools) {
+    res.writeHead(400, { 'Content-Type': 'application/json' });
+    res.end(
+      '{"error":{"message":"registry.ollama.ai/library/gemma3:4b does not support tools","type":"api_error","param":null,"code":null}}\n'
+    );
     return;
   }
   if (name === 'slow') {

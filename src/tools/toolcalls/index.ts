@@ -5,3 +5,5 @@
 export { ToolCallTextParser, parseToolCallsFromText, stripTransportMarkup } from './parser';
 export { DSML_MARKER } from './dsml';
 export type { ParsedToolCall, ToolCallParseResult } from './types';
+export { ThinkTagSplitter, splitThinkText, type ThinkSplit } from './think';
+export { parseToolJson } from './json';

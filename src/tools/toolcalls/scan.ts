@@ -1,3 +1,4 @@
+import { parseToolJson } from './json';
 import type { BlockParse, ParsedToolCall } from './types';
 
 /**
@@ -124,7 +125,7 @@ export function tryParseJson(
   text: string
 ): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: parseToolJson(text) };
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
