@@ -21,6 +21,7 @@ import { visionTools } from './chat/tools/vision';
 import { registerCommands } from './commands';
 import { figureOutputPlugin } from './figure-outputs';
 import { insertPlugin } from './insert';
+import { pinnedCellsPlugin } from './pinned-cells';
 import { IFigureChatTools } from './tokens';
 import { ToolRegistry } from './tools/registry';
 import { CardRendererRegistry } from './widget/card-renderers';
@@ -113,4 +114,11 @@ const versionPlugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [toolsPlugin, sidebarPlugin, versionPlugin, figureOutputPlugin, insertPlugin];
+export default [
+  toolsPlugin,
+  sidebarPlugin,
+  versionPlugin,
+  figureOutputPlugin,
+  insertPlugin,
+  pinnedCellsPlugin
+];
