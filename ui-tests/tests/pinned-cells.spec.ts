@@ -9,7 +9,16 @@ import { join } from 'node:path';
 
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import { openNotebook, reloadLab, saveAndCloseAll, SETTINGS } from './helpers';
+import {
+  ask,
+  chat,
+  createNotebookFile,
+  openChat,
+  openNotebook,
+  reloadLab,
+  saveAndCloseAll,
+  SETTINGS
+} from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -86,4 +95,23 @@ test('pinned cells render through the MIME renderer, untrusted, after save and r
   await reloadLab(page);
   await openNotebook(page, path);
   await expectRenderedByFigureChat(page);
+});
+
+test('a figure inserted from the chat renders through the MIME renderer at once', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/inserted.ipynb`;
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  await openChat(page);
+  await ask(page, '[script:svg] draw the stages');
+  await chat(page).locator('.jp-FigureChat-figure').last().locator('.jp-FigureChat-insert').click();
+  const pinned = page.locator(
+    '.jp-NotebookPanel:visible .jp-MarkdownCell .jp-RenderedMarkdown .jp-FigureChat-pinned'
+  );
+  await expect(pinned.locator('.jp-FigureChat-output-mod-svg img')).toHaveAttribute(
+    'src',
+    /^data:image\/svg\+xml,/
+  );
 });
