@@ -11,7 +11,7 @@ import sharp from 'sharp';
 
 import type { RouteContext } from '../server/http';
 import { pictureInfoRoute } from '../server/pictures';
-import { renderRoute } from '../server/render';
+import { renderRoute } from '../server/render-route';
 import { applyMarkArgs, emptyRecord, type RenderAnswer } from '../tools/vision';
 
 /** The picture as it is shown: white, with a blue square at FEATURE. */
