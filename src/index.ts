@@ -8,6 +8,7 @@ import type { JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { figureOutputPlugin } from './figure-outputs';
 import { insertPlugin } from './insert';
 import { kernelBridgePlugin } from './kernel-bridge/plugin';
+import { pinnedCellsPlugin } from './pinned-cells';
 import { attachPlugin } from './plugins/attach';
 import { conversationCommandsPlugin } from './plugins/conversation-commands';
 import { settingsPlugin } from './plugins/settings';
@@ -26,7 +27,8 @@ const plugins: JupyterFrontEndPlugin<unknown>[] = [
   versionPlugin,
   figureOutputPlugin,
   insertPlugin,
-  kernelBridgePlugin
+  kernelBridgePlugin,
+  pinnedCellsPlugin
 ];
 
 export default plugins;

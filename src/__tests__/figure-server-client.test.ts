@@ -5,13 +5,15 @@
  * browser talks to it through a fetch that answers the first N requests as Jupyter's proxy does
  * while the figure server is down.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { ServerConnection } from '@jupyterlab/services';
+import sharp from 'sharp';
 
+import { FigureClient } from '../chat/figure-client';
 import { FigureServerError, requestFigureServer } from '../chat/figure-server';
 import { ModelRequestError, figureServerTransport } from '../chat/model-client';
 
@@ -117,5 +119,45 @@ describe('the model transport', () => {
     expect(error).toBeInstanceOf(ModelRequestError);
     expect(error.code).toBe('figure-server');
     expect(error.message).toContain('The figure server is restarting…');
+  });
+});
+
+describe('FigureClient over requestFigureServer', () => {
+  it('reads render as binary (no base64 on the wire) and gives callers base64 PNGs', async () => {
+    writeFileSync(
+      join(root, 'p.png'),
+      await sharp({
+        create: { width: 40, height: 30, channels: 3, background: { r: 9, g: 9, b: 9 } }
+      })
+        .png()
+        .toBuffer()
+    );
+    const types: Array<string | null> = [];
+    const settings = restarting(0, []);
+    const watched = ServerConnection.makeSettings({
+      baseUrl: settings.baseUrl,
+      fetch: async (input: RequestInfo, init?: RequestInit) => {
+        const response = await settings.fetch(input, init);
+        types.push(response.headers.get('Content-Type'));
+        return response;
+      }
+    });
+    const client = new FigureClient((route, body, signal) =>
+      requestFigureServer(route, body, signal, watched)
+    );
+    const record = {
+      image: 'p.png',
+      marks: [{ id: 1, kind: 'point', x: 5, y: 5, r: 3, caption: 'a', colour: 'red' }],
+      lastId: 1
+    };
+    const answer = await client.call('render', {
+      address: 'p.png',
+      view: { kind: 'map' },
+      record
+    });
+    expect(types).toEqual(['application/octet-stream']);
+    const png = Buffer.from(answer.views[0].png, 'base64');
+    expect((await sharp(png).metadata()).format).toBe('png');
+    expect(answer.picture).toMatchObject({ address: 'p.png', width: 40, height: 30 });
   });
 });

@@ -70,6 +70,9 @@ function client(signals: AbortSignal[] = []): VisionViewsOptions {
         body: JSON.stringify(body),
         signal
       });
+      if (response.ok && response.headers.get('Content-Type') === 'application/octet-stream') {
+        return new Uint8Array(await response.arrayBuffer()) as T;
+      }
       const data = (await response.json()) as T & { error?: { message: string } };
       if (!response.ok) {
         throw new RouteError(response.status, data.error?.message ?? String(response.status));

@@ -15,11 +15,14 @@ import { FigureServerError } from '../chat/figure-server';
 import { createFigureServer } from '../server/app';
 import {
   CheckSvgAnswer,
+  decodeRenderAnswer,
+  encodeRenderAnswer,
   ErrorAnswer,
   PictureInfo,
   RenderAnswer,
   RenderRequest,
-  VersionAnswer
+  VersionAnswer,
+  WireFormatError
 } from '../tools/wire';
 import { figureSvg } from './helpers/transcripts';
 import { closeServer, listenLoopback } from './helpers/loopback';
@@ -54,6 +57,20 @@ async function post(route: string, body: unknown): Promise<{ status: number; jso
     body: JSON.stringify(body)
   });
   return { status: response.status, json: await response.json() };
+}
+
+/** POST and keep the raw answer: its status, content type and bytes. */
+async function postRaw(
+  route: string,
+  body: unknown
+): Promise<{ status: number; type: string | null; bytes: Uint8Array }> {
+  const response = await fetch(`${base}/figure-chat/${route}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body)
+  });
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return { status: response.status, type: response.headers.get('Content-Type'), bytes };
 }
 
 const record = {
@@ -93,17 +110,109 @@ describe('the wire module, server end', () => {
   });
 });
 
+describe('the binary render answer', () => {
+  const body = { address: 'p.png', views: [{ kind: 'map' }, { kind: 'map' }], record };
+
+  it('carries the same views as the JSON answer, as PNG bytes, not base64', async () => {
+    const json = await postRaw('render', body);
+    const binary = await postRaw('render', { ...body, answer: 'binary' });
+    expect(binary.status).toBe(200);
+    expect(binary.type).toBe('application/octet-stream');
+    const decoded = decodeRenderAnswer(binary.bytes);
+    const asJson = RenderAnswer.parse(JSON.parse(new TextDecoder().decode(json.bytes)));
+    expect(decoded.picture).toEqual(asJson.picture);
+    expect(decoded.views).toHaveLength(2);
+    decoded.views.forEach((view, i) => {
+      const { png, ...rest } = asJson.views[i];
+      expect(Buffer.from(view.png).toString('base64')).toBe(png);
+      expect({ width: view.width, height: view.height, caption: view.caption }).toEqual(rest);
+    });
+    // The PNGs travel as themselves (base64 would be 4/3 of them) plus one small header.
+    const pngBytes = decoded.views.reduce((sum, view) => sum + view.png.length, 0);
+    expect(binary.bytes.length - pngBytes).toBeLessThan(1024);
+    expect(json.bytes.length).toBeGreaterThan((pngBytes * 4) / 3);
+    expect(binary.bytes.length).toBeLessThan(json.bytes.length);
+  });
+
+  it('keeps errors as JSON error answers', async () => {
+    const refused = await post('render', { ...body, answer: 'binary', address: 'missing.png' });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(ErrorAnswer.parse(refused.json).error.message).toBeTruthy();
+  });
+
+  it('refuses cut, padded and foreign bytes with a WireFormatError', async () => {
+    const { bytes } = await postRaw('render', { ...body, answer: 'binary' });
+    const cut = bytes.subarray(0, bytes.length - 1);
+    const padded = new Uint8Array([...bytes, 0]);
+    const foreign = new TextEncoder().encode('{"views":[]}');
+    for (const wrong of [cut, padded, foreign, new Uint8Array(0)]) {
+      expect(() => decodeRenderAnswer(wrong)).toThrow(WireFormatError);
+    }
+  });
+
+  it('round-trips through encode and decode', () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+    const picture = PictureInfo.parse({
+      address: 'p.png',
+      sha256: 'a'.repeat(64),
+      width: 2,
+      height: 3,
+      format: 'png'
+    });
+    const views = [{ png, width: 2, height: 3, caption: 'Map of p.png — ✓' }];
+    const decoded = decodeRenderAnswer(encodeRenderAnswer(views, picture));
+    expect(decoded).toEqual({ views, picture });
+  });
+});
+
 describe('the one client', () => {
-  function request(routeAs?: string): FigureServerRequest {
+  /** The HTTP of `requestFigureServer`: JSON answers parsed, binary answers as bytes. */
+  function request(routeAs?: string, mangle = (bytes: Uint8Array) => bytes): FigureServerRequest {
     return async <T>(route: string, body: unknown): Promise<T> => {
-      const answer = await post(routeAs ?? route, body);
+      const answer = await postRaw(routeAs ?? route, body);
+      if (answer.type === 'application/octet-stream') {
+        return mangle(answer.bytes) as T;
+      }
+      const json: unknown = JSON.parse(new TextDecoder().decode(answer.bytes));
       if (answer.status !== 200) {
-        const error = ErrorAnswer.parse(answer.json).error;
+        const error = ErrorAnswer.parse(json).error;
         throw new FigureServerError(answer.status, error.message, error.code ?? 'error');
       }
-      return answer.json as T;
+      return json as T;
     };
   }
+
+  it('asks render for binary and gives callers base64 PNGs', async () => {
+    let asked: unknown;
+    const inner = request();
+    const spy: FigureServerRequest = async <T>(
+      route: string,
+      body: unknown,
+      signal: AbortSignal
+    ) => {
+      asked = body;
+      return inner<T>(route, body, signal);
+    };
+    const answer = await new FigureClient(spy).call('render', {
+      address: 'p.png',
+      views: [{ kind: 'map' }],
+      record
+    });
+    expect(asked).toMatchObject({ answer: 'binary' });
+    const png = Buffer.from(answer.views[0].png, 'base64');
+    expect((await sharp(png).metadata()).format).toBe('png');
+    expect(answer.picture).toMatchObject({ width: 64, height: 48 });
+  });
+
+  it('turns a cut binary answer into a bad-answer FigureServerError', async () => {
+    const client = new FigureClient(request(undefined, bytes => bytes.subarray(0, 100)));
+    const call = client.call('render', { address: 'p.png', views: [{ kind: 'map' }], record });
+    await expect(call).rejects.toMatchObject({
+      name: 'FigureServerError',
+      code: 'bad-answer',
+      message: expect.stringContaining('Reinstall jupyterlab-figure-chat')
+    });
+  });
 
   it('returns checked answers', async () => {
     const info = await new FigureClient(request()).call('picture-info', { address: 'p.png' });

@@ -8,6 +8,8 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
+import { BINARY_CONTENT_TYPE } from '../tools/wire';
+
 /** A figure-server request that failed, with its actionable message. */
 export class FigureServerError extends Error {
   constructor(
@@ -73,6 +75,10 @@ async function requestOnce<T>(
       'network'
     );
   }
+  if (response.ok && response.headers.get('Content-Type') === BINARY_CONTENT_TYPE) {
+    // A binary answer (`render`'s PNGs): the bytes, for the wire module to read.
+    return new Uint8Array(await response.arrayBuffer()) as T;
+  }
   const text = await response.text();
   let data: unknown;
   try {
@@ -97,7 +103,10 @@ async function requestOnce<T>(
   return data as T;
 }
 
-/** POST JSON to a figure-server route (GET when `body` is undefined) and parse the JSON answer. */
+/**
+ * POST JSON to a figure-server route (GET when `body` is undefined) and parse the JSON answer; a
+ * binary answer (`application/octet-stream`) resolves to its bytes as a `Uint8Array`.
+ */
 export async function requestFigureServer<T>(
   route: string,
   body?: unknown,

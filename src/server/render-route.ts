@@ -3,14 +3,20 @@
  * and the answer. The drawing itself is `renderView` in `render.ts`.
  */
 import { validateRecord, VisionError, type VisionRecord } from '../tools/vision';
-import { RenderRequest, type RenderAnswer } from '../tools/wire';
+import {
+  BINARY_CONTENT_TYPE,
+  encodeRenderAnswer,
+  RenderRequest,
+  type RenderAnswer
+} from '../tools/wire';
 import { HttpError, type JsonRoute } from './http';
 import { badBody, loadPicture, pictureInfo } from './pictures';
 import { renderView } from './render';
 
 /**
- * `POST render { address, data?, expectSha256?, view | views, record }` →
- * `{ views: [{ png (base64), width, height, caption }], picture }`.
+ * `POST render { address, data?, expectSha256?, view | views, record, answer? }` →
+ * `{ views: [{ png (base64), width, height, caption }], picture }`, or with `answer: "binary"` the
+ * same as `encodeRenderAnswer`'s bytes (what the browser asks for: no base64 on the wire).
  */
 export const renderRoute: JsonRoute = async (body, ctx) => {
   const parsed = RenderRequest.safeParse(body);
@@ -34,6 +40,16 @@ export const renderRoute: JsonRoute = async (body, ctx) => {
   }
   const specs = request.views ?? (request.view ? [request.view] : []);
   const views = await Promise.all(specs.map(spec => renderView(picture, spec, record)));
+  if (request.answer === 'binary') {
+    const bytes = encodeRenderAnswer(
+      views.map(view => ({ ...view, png: view.bytes })),
+      pictureInfo(picture)
+    );
+    return {
+      bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+      contentType: BINARY_CONTENT_TYPE
+    };
+  }
   const answer: RenderAnswer = {
     views: views.map(view => ({
       png: view.bytes.toString('base64'),

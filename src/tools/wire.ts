@@ -64,7 +64,12 @@ export type PictureInfo = z.infer<typeof PictureInfo>;
 export const RenderRequest = PictureRequest.extend({
   view: ViewSpec.optional(),
   views: z.array(ViewSpec).min(1).max(MAX_VIEWS_PER_REQUEST).optional(),
-  record: z.unknown()
+  record: z.unknown(),
+  /**
+   * `binary` asks for the compact answer ({@link encodeRenderAnswer}) that the browser's client
+   * reads; `json` (the default) keeps base64 PNGs in JSON for scripts and `curl`.
+   */
+  answer: z.enum(['json', 'binary']).optional()
 }).refine(body => (body.view === undefined) !== (body.views === undefined), {
   message: 'give exactly one of "view" or "views"'
 });
@@ -84,6 +89,121 @@ export const RenderAnswer = z.looseObject({
   picture: PictureInfo
 });
 export type RenderAnswer = z.infer<typeof RenderAnswer>;
+
+/** `application/octet-stream`: the content type of a binary `render` answer. */
+export const BINARY_CONTENT_TYPE = 'application/octet-stream';
+
+/** The first bytes of a binary `render` answer ("FCR" and the format's version, 1). */
+const BINARY_MAGIC = [0x46, 0x43, 0x52, 0x01];
+
+/** A PNG file's first eight bytes. */
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** Largest JSON header a binary answer may carry (captions of eight views and a picture). */
+const MAX_BINARY_HEADER_BYTES = 1024 * 1024;
+
+/** The JSON header of a binary `render` answer: each view's size, caption and PNG byte count. */
+const BinaryHeader = z.looseObject({
+  views: z
+    .array(RenderedView.omit({ png: true }).extend({ pngBytes: z.number().int().positive() }))
+    .max(MAX_VIEWS_PER_REQUEST),
+  picture: PictureInfo
+});
+type BinaryHeader = z.infer<typeof BinaryHeader>;
+
+/** A view as the server holds it: PNG bytes, not base64. */
+export interface RenderedViewBytes {
+  readonly png: Uint8Array;
+  readonly width: number;
+  readonly height: number;
+  readonly caption: string;
+}
+
+/** A binary `render` answer that cannot be read: a server of another version, or a cut answer. */
+export class WireFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WireFormatError';
+  }
+}
+
+/**
+ * `render`'s binary answer: the 4 magic bytes, the JSON header's length (uint32, big-endian), the
+ * header (UTF-8 JSON: each view's width, height, caption and `pngBytes`, then the picture), then
+ * each view's PNG bytes in order. PNGs are a third smaller than in base64 and never pass through
+ * a JSON parser. Plain `Uint8Array`s so that the server and the browser share this code.
+ */
+export function encodeRenderAnswer(
+  views: readonly RenderedViewBytes[],
+  picture: PictureInfo
+): Uint8Array {
+  const header: BinaryHeader = {
+    views: views.map(({ width, height, caption, png }) => ({
+      width,
+      height,
+      caption,
+      pngBytes: png.length
+    })),
+    picture
+  };
+  const headerBytes = new TextEncoder().encode(JSON.stringify(header));
+  const total = 8 + headerBytes.length + views.reduce((sum, view) => sum + view.png.length, 0);
+  const out = new Uint8Array(total);
+  out.set(BINARY_MAGIC, 0);
+  new DataView(out.buffer).setUint32(4, headerBytes.length);
+  out.set(headerBytes, 8);
+  let offset = 8 + headerBytes.length;
+  for (const view of views) {
+    out.set(view.png, offset);
+    offset += view.png.length;
+  }
+  return out;
+}
+
+function startsWith(bytes: Uint8Array, offset: number, prefix: readonly number[]): boolean {
+  return prefix.every((byte, i) => bytes[offset + i] === byte);
+}
+
+/**
+ * Read a binary `render` answer; every length is checked against the bytes received, so a cut or
+ * foreign answer is a {@link WireFormatError}, never a wrong picture.
+ */
+export function decodeRenderAnswer(bytes: Uint8Array): {
+  views: RenderedViewBytes[];
+  picture: PictureInfo;
+} {
+  if (bytes.length < 8 || !startsWith(bytes, 0, BINARY_MAGIC)) {
+    throw new WireFormatError('not a binary render answer (its first bytes are wrong)');
+  }
+  const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(4);
+  if (headerLength > MAX_BINARY_HEADER_BYTES || 8 + headerLength > bytes.length) {
+    throw new WireFormatError(`header length ${headerLength} does not fit the answer`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)));
+  } catch {
+    throw new WireFormatError('the header is not JSON');
+  }
+  const parsed = BinaryHeader.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new WireFormatError(`header ${issue?.path.join('.') ?? ''}: ${issue?.message}`);
+  }
+  let offset = 8 + headerLength;
+  const views = parsed.data.views.map(({ pngBytes, width, height, caption }, index) => {
+    const png = bytes.subarray(offset, offset + pngBytes);
+    if (png.length !== pngBytes || !startsWith(png, 0, PNG_SIGNATURE)) {
+      throw new WireFormatError(`view ${index + 1} is not a whole PNG`);
+    }
+    offset += pngBytes;
+    return { png, width, height, caption };
+  });
+  if (offset !== bytes.length) {
+    throw new WireFormatError(`${bytes.length - offset} bytes follow the last view`);
+  }
+  return { views, picture: parsed.data.picture };
+}
 
 /** Any route's error answer (a non-2xx status). */
 export const ErrorAnswer = z.looseObject({
