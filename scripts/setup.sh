@@ -10,7 +10,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 export PATH="$PWD/.venv/bin:$PATH"
 python -m pip install -q --disable-pip-version-check 2> >(grep -v "^WARNING: Location" >&2) \
-  "jupyterlab>=4.5,<4.6" "hatchling>=1.5" "hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5" editables
+  "jupyterlab>=4.5.11,<4.6" "notebook>=7.5,<7.6" "hatchling>=1.5" "hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5" editables build
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
