@@ -8,3 +8,9 @@ except ImportError:  # running from a source tree that was never built
 
 def _jupyter_labextension_paths():
     return [{"src": "labextension", "dest": "jupyterlab-figure-chat"}]
+
+
+def _jupyter_server_extension_points():
+    # The server extension only checks the installation at start-up (extension.py); the figure
+    # server itself is started by jupyter-server-proxy (proxy.py).
+    return [{"module": "jupyterlab_figure_chat.extension"}]
