@@ -44,6 +44,9 @@ find_python() {
 check_python() {
   local minor=$1 py=$2
   "$py" -m venv "$out/py$minor"
+  # The pip that Python 3.9's venv brings (23.0) backtracks for many minutes over today's
+  # JupyterLab dependencies; a current pip resolves them at once.
+  quiet_pip "$out/py$minor/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
   quiet_pip "$out/py$minor/bin/python" -m pip install -q --disable-pip-version-check "$wheel"
   "$out/py$minor/bin/python" - <<'PY'
 import asyncio, sys
