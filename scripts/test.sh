@@ -3,7 +3,7 @@
 # sharp and resvg), pytest (the Jupyter server starting the figure server), the wheels (built from
 # the sdist, one per platform, checked by their binaries' headers, and installed alone into fresh
 # venvs), and Galata (real JupyterLab in Debian's Chromium with a scripted model server), then the
-# core path under a JupyterHub base URL and in Notebook 7.
+# core path under a JupyterHub base URL, in Notebook 7, and two clients under jupyter-collaboration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,5 +52,9 @@ echo "== galata under the base URL /user/alice/"
 echo "== Notebook 7"
 (cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.notebook.config.js)
 
+echo "== real-time collaboration (jupyter-collaboration, in build/rtc-venv)"
+timed bash scripts/rtc-venv.sh
+(cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.rtc.config.js)
+
 # Each stage above stops the script on failure (set -e), so reaching here means all passed.
-echo "stages: 7 passed, 0 failed"
+echo "stages: 8 passed, 0 failed"
