@@ -2,8 +2,13 @@
 
 try:
     from ._version import __version__
-except ImportError:  # running from a source tree that was never built
-    __version__ = "dev"
+except ImportError:  # a wheel built from the sdist does not carry the generated _version.py
+    try:
+        from importlib.metadata import version as _installed_version
+
+        __version__ = _installed_version("jupyterlab-figure-chat")
+    except Exception:  # noqa: BLE001 - a source tree that was never built or installed
+        __version__ = "dev"
 
 
 def _jupyter_labextension_paths():
