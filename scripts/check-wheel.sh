@@ -50,7 +50,10 @@ check_python() {
   quiet_pip "$out/py$minor/bin/python" -m pip install -q --disable-pip-version-check "$wheel"
   "$out/py$minor/bin/python" - <<'PY'
 import asyncio, sys
+import jupyterlab_figure_chat
 from jupyterlab_figure_chat.extension import check_installation
+if jupyterlab_figure_chat.__version__ == "dev":
+    sys.exit("the installed package does not know its version")
 report = asyncio.run(check_installation())
 print(f"Python {sys.version.split()[0]}: {report.line}")
 sys.exit(0 if report.ok else 1)
