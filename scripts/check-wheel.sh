@@ -71,13 +71,17 @@ env="$out/venv"
 python3 -m venv "$env"
 quiet_pip "$env/bin/python" -m pip install -q --disable-pip-version-check "$wheel"
 "$env/bin/jupyter" lab --version >/dev/null || { echo "check-wheel: the wheel does not bring \`jupyter lab\`" >&2; exit 1; }
-"$env/bin/jupyter" labextension list 2>&1 | grep -q "jupyterlab-figure-chat.*enabled.*OK" || {
+# Read each listing whole before grepping: `grep -q` stopping early would make the lister die of
+# SIGPIPE, which pipefail reports as a failure.
+labextensions=$("$env/bin/jupyter" labextension list 2>&1)
+grep -q "jupyterlab-figure-chat.*enabled.*OK" <<<"$labextensions" || {
   echo "check-wheel: the installed labextension is not enabled" >&2
   exit 1
 }
-"$env/bin/jupyter" server extension list 2>&1 | grep -q "jupyterlab_figure_chat.*enabled" || {
+serverextensions=$("$env/bin/jupyter" server extension list 2>&1)
+grep -q "jupyterlab_figure_chat.*enabled" <<<"$serverextensions" || {
   echo "check-wheel: the server extension is not in \`jupyter server extension list\`" >&2
-  "$env/bin/jupyter" server extension list >&2
+  echo "$serverextensions" >&2
   exit 1
 }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
