@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set up, then run every test: lint and type checks, jest (tools, chat, figure server with real
-# sharp and resvg), pytest (the Jupyter server starting the figure server), the wheel's contents,
-# and Galata (real JupyterLab in Debian's Chromium with a scripted model server).
+# sharp and resvg), pytest (the Jupyter server starting the figure server), the wheels (built from
+# the sdist, one per platform, checked by their binaries' headers, and installed alone into fresh
+# venvs), and Galata (real JupyterLab in Debian's Chromium with a scripted model server), then the
+# core path under a JupyterHub base URL, in Notebook 7, and two clients under jupyter-collaboration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,11 +34,30 @@ npx jest --ci --forceExit
 echo "== pytest"
 python -m pytest -q
 
-echo "== wheel"
-bash scripts/check-wheel.sh
+# Each stage prints how long it took, so the CI budget stays visible.
+timed() {
+  local start=$SECONDS
+  "$@"
+  echo "($(( SECONDS - start )) s)"
+}
+
+echo "== wheels"
+timed bash scripts/build-wheels.sh
+timed bash scripts/check-wheel.sh
 
 echo "== galata"
-(cd ui-tests && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && CHROMIUM_PATH="$chromium" npx playwright test)
+(cd ui-tests && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; })
+(cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test)
 
-# Each stage above stops the script on failure (set -e), so reaching here means all five passed.
-echo "stages: 5 passed, 0 failed"
+echo "== galata under the base URL /user/alice/"
+(cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.baseurl.config.js)
+
+echo "== Notebook 7"
+(cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.notebook.config.js)
+
+echo "== real-time collaboration (jupyter-collaboration, in build/rtc-venv)"
+timed bash scripts/rtc-venv.sh
+(cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.rtc.config.js)
+
+# Each stage above stops the script on failure (set -e), so reaching here means all passed.
+echo "stages: 8 passed, 0 failed"

@@ -13,8 +13,13 @@ export const ROOT = join(RUNTIME, 'root');
 const PID_FILE = join(RUNTIME, 'jupyter.pid');
 const LOG_FILE = join(RUNTIME, 'jupyter.log');
 export const PORT = Number(process.env.FIGURE_CHAT_TEST_PORT ?? 8888);
-export const BASE_URL = `http://127.0.0.1:${PORT}`;
-const JUPYTER = join(here, '..', '.venv', 'bin', 'jupyter');
+// The server's base URL path, as a JupyterHub single-user server has (`/user/alice/`); ends in `/`.
+export const BASE_PATH = process.env.FIGURE_CHAT_TEST_BASE_URL ?? '/';
+export const BASE_URL = `http://127.0.0.1:${PORT}${BASE_PATH}`;
+// `jupyter lab`, or `jupyter notebook` for Notebook 7 (playwright.notebook.config.js).
+const APP = process.env.FIGURE_CHAT_TEST_APP ?? 'lab';
+// Another environment's `jupyter` (the collaboration test's own venv), else the checkout's .venv.
+const JUPYTER = process.env.FIGURE_CHAT_TEST_JUPYTER ?? join(here, '..', '.venv', 'bin', 'jupyter');
 
 async function waitFor(check, what, timeoutMs = 60000) {
   const deadline = Date.now() + timeoutMs;
@@ -28,7 +33,7 @@ async function waitFor(check, what, timeoutMs = 60000) {
 async function answers() {
   try {
     // A server that is shutting down may accept a connection and never answer: bound each try.
-    const response = await fetch(`${BASE_URL}/api`, { signal: AbortSignal.timeout(2000) });
+    const response = await fetch(`${BASE_URL}api`, { signal: AbortSignal.timeout(2000) });
     return response.ok;
   } catch {
     return false;
@@ -42,7 +47,7 @@ export async function startJupyter({ fresh = false } = {}) {
   const log = openSync(LOG_FILE, 'a');
   const child = spawn(
     existsSync(JUPYTER) ? JUPYTER : 'jupyter',
-    ['lab', '--config', join(here, 'jupyter_server_test_config.py'), '--ServerApp.ip=127.0.0.1'],
+    [APP, '--config', join(here, 'jupyter_server_test_config.py'), '--ServerApp.ip=127.0.0.1'],
     {
       cwd: ROOT,
       env: { ...process.env, FIGURE_CHAT_TEST_ROOT: ROOT, FIGURE_CHAT_TEST_PORT: String(PORT) },

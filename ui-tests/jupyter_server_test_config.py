@@ -9,6 +9,16 @@ configure_jupyter_server(c)  # noqa: F821 - `c` is the config object Jupyter pas
 
 c.ServerApp.root_dir = os.environ["FIGURE_CHAT_TEST_ROOT"]  # noqa: F821
 c.ServerApp.port = int(os.environ.get("FIGURE_CHAT_TEST_PORT", "8888"))  # noqa: F821
+# A JupyterHub single-user server runs under /user/<name>/ (playwright.baseurl.config.js).
+c.ServerApp.base_url = os.environ.get("FIGURE_CHAT_TEST_BASE_URL", "/")  # noqa: F821
 c.ServerApp.port_retries = 0  # noqa: F821
 c.ServerApp.open_browser = False  # noqa: F821
 c.ServerApp.allow_root = True  # noqa: F821 - CI runs as root
+
+# Settings written by the tests that cannot mock them (Notebook 7) stay in the test runtime folder,
+# never in the user's ~/.jupyter.
+c.LabServerApp.user_settings_dir = os.path.join(  # noqa: F821
+    os.path.dirname(os.environ["FIGURE_CHAT_TEST_ROOT"]), "user-settings"
+)
+# Notebook 7 (`jupyter notebook`, playwright.notebook.config.js) exposes `window.jupyterapp` too.
+c.JupyterNotebookApp.expose_app_in_browser = True  # noqa: F821

@@ -8,10 +8,15 @@ const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 // suite at once.
 const jupyterPort = process.env.FIGURE_CHAT_TEST_PORT ?? '8888';
 const modelPort = process.env.FIGURE_CHAT_MODEL_PORT ?? '8765';
+// The server's base URL path (`/user/alice/` in playwright.baseurl.config.js); Galata appends
+// `/lab` to `baseURL`, so it goes there without its trailing slash.
+const basePath = process.env.FIGURE_CHAT_TEST_BASE_URL ?? '/';
 
 module.exports = {
   ...baseConfig,
   testDir: './tests',
+  // These run against differently configured servers, from their own configs.
+  testIgnore: ['**/baseurl.spec.ts', '**/notebook7.spec.ts', '**/collaboration.spec.ts'],
   workers: 1,
   // One retry on CI: a shared 2-core machine occasionally starves a browser step; a test that
   // fails twice fails the run.
@@ -23,7 +28,7 @@ module.exports = {
   globalTeardown: require.resolve('./global-teardown.mjs'),
   use: {
     ...baseConfig.use,
-    baseURL: `http://127.0.0.1:${jupyterPort}`,
+    baseURL: `http://127.0.0.1:${jupyterPort}${basePath.replace(/\/$/, '')}`,
     headless: true,
     trace: 'retain-on-failure',
     video: 'off',

@@ -118,6 +118,15 @@ export class Conversation implements IDisposable {
     this._changed.emit();
   }
 
+  /**
+   * Replace the entries with a merge of another client's writes (collaboration.ts), keeping the
+   * live turn: unlike `load`, a streaming answer goes on.
+   */
+  replaceEntries(entries: ReadonlyArray<StoredMessage | UnreadableEntry>): void {
+    this._entries = [...entries];
+    this._changed.emit();
+  }
+
   append(message: StoredMessage): void {
     this._entries.push(message);
     this._changed.emit();

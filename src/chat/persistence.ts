@@ -8,7 +8,8 @@ import type { INotebookModel } from '@jupyterlab/notebook';
 import { JSONExt, type ReadonlyPartialJSONValue } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 
-import { METADATA_KEY } from '../tools/transcript';
+import { loadTranscript, METADATA_KEY } from '../tools/transcript';
+import { mergeOwnEntries, missesOwnEntries } from './collaboration';
 import type { Conversation } from './conversation';
 
 /** How often, at most, a streaming conversation is written into the notebook model. */
@@ -31,6 +32,10 @@ export class NotebookTranscriptStore implements IDisposable {
   private _lastWritten: unknown;
   private _writing = false;
   private _isDisposed = false;
+  // Collaboration (only when the notebook model is shared): ids seen in stored values, and the ids
+  // this client created, which are the only entries it writes (collaboration.ts).
+  private readonly _storedIds = new Set<string>();
+  private readonly _own = new Set<string>();
 
   constructor(
     private readonly _model: INotebookModel,
@@ -38,6 +43,7 @@ export class NotebookTranscriptStore implements IDisposable {
   ) {
     this._lastWritten = this._model.getMetadata(METADATA_KEY);
     this._conversation.load(this._lastWritten);
+    this._noteStoredIds();
     this._conversation.changed.connect(this._onConversationChanged, this);
     this._model.metadataChanged.connect(this._onMetadataChanged, this);
   }
@@ -58,6 +64,13 @@ export class NotebookTranscriptStore implements IDisposable {
     if (this._conversation.problem) {
       // An unreadable stored value is never overwritten until the user starts over.
       return;
+    }
+    if (this._model.collaborative) {
+      this._noteOwnIds();
+      const shared = this._model.getMetadata(METADATA_KEY);
+      if (!sameJson(shared, this._lastWritten)) {
+        this._mergeShared(shared);
+      }
     }
     const value = this._conversation.toStored();
     const empty = (value.messages as unknown[]).length === 0 && this._lastWritten === undefined;
@@ -131,6 +144,10 @@ export class NotebookTranscriptStore implements IDisposable {
     if (this._writing || change.key !== METADATA_KEY) {
       return;
     }
+    if (this._model.collaborative) {
+      this._onSharedChanged(change.newValue);
+      return;
+    }
     const live = this._conversation.live;
     if (live.streamingId || live.runningCallIds?.size) {
       return; // the live turn wins; it writes again shortly
@@ -138,6 +155,53 @@ export class NotebookTranscriptStore implements IDisposable {
     if (!sameJson(change.newValue, this._lastWritten)) {
       this._lastWritten = change.newValue;
       this._conversation.load(change.newValue);
+      this._noteStoredIds();
+    }
+  }
+
+  /** Another client wrote the shared value: show its entries, keep ours, rewrite ours if lost. */
+  private _onSharedChanged(value: unknown): void {
+    if (sameJson(value, this._lastWritten)) {
+      return;
+    }
+    this._noteOwnIds();
+    this._lastWritten = value;
+    const loaded = this._mergeShared(value);
+    if (loaded && missesOwnEntries(loaded, this._conversation.entries, this._own)) {
+      this._onConversationChanged();
+    }
+  }
+
+  /** Merge a shared value into the conversation; the shared entries, or null if unreadable. */
+  private _mergeShared(value: unknown): ReturnType<typeof loadTranscript>['entries'] | null {
+    const loaded = loadTranscript(value);
+    if (loaded.problem) {
+      return null; // never merged into, like any unreadable value
+    }
+    for (const entry of loaded.entries) {
+      if (entry.role !== 'unreadable') {
+        this._storedIds.add(entry.id);
+      }
+    }
+    const merged = mergeOwnEntries(loaded.entries, this._conversation.entries, this._own);
+    this._conversation.replaceEntries(merged);
+    return loaded.entries;
+  }
+
+  private _noteStoredIds(): void {
+    for (const entry of this._conversation.entries) {
+      if (entry.role !== 'unreadable') {
+        this._storedIds.add(entry.id);
+      }
+    }
+  }
+
+  /** Entries this client made: in its copy, never seen in a stored value. */
+  private _noteOwnIds(): void {
+    for (const entry of this._conversation.entries) {
+      if (entry.role !== 'unreadable' && !this._storedIds.has(entry.id)) {
+        this._own.add(entry.id);
+      }
     }
   }
 }

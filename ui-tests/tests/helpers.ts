@@ -6,6 +6,11 @@ import { expect, galata, type IJupyterLabPageFixture } from '@jupyterlab/galata'
 
 export const MODEL_URL = `http://127.0.0.1:${process.env.FIGURE_CHAT_MODEL_PORT ?? '8765'}`;
 
+/** The Jupyter server with its base URL (`/user/alice/` in playwright.baseurl.config.js), ending in `/`. */
+export const SERVER_URL = `http://127.0.0.1:${process.env.FIGURE_CHAT_TEST_PORT ?? '8888'}${
+  process.env.FIGURE_CHAT_TEST_BASE_URL ?? '/'
+}`;
+
 /** Galata's default settings plus Figure Chat talking to the scripted model server. */
 export const SETTINGS = {
   ...galata.DEFAULT_SETTINGS,
@@ -41,7 +46,7 @@ export async function storedTranscript(
   page: IJupyterLabPageFixture,
   path: string
 ): Promise<{ version: number; messages: Array<Record<string, unknown>> }> {
-  const response = await page.request.get(`/api/contents/${path}?content=1`);
+  const response = await page.request.get(`${SERVER_URL}api/contents/${path}?content=1`);
   expect(response.ok()).toBeTruthy();
   const model = (await response.json()) as { content: { metadata: Record<string, unknown> } };
   return model.content.metadata.figure_chat as {
@@ -90,7 +95,7 @@ export async function createNotebookFile(
     nbformat: 4,
     nbformat_minor: 5
   };
-  const response = await page.request.put(`/api/contents/${path}`, {
+  const response = await page.request.put(`${SERVER_URL}api/contents/${path}`, {
     data: { type: 'notebook', format: 'json', content }
   });
   expect(response.ok()).toBeTruthy();
