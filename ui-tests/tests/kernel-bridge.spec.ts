@@ -25,9 +25,17 @@ async function savedOutputs(page: IJupyterLabPageFixture, path: string): Promise
   return model.content.cells.map(cell => cell.outputs ?? []);
 }
 
+/**
+ * The cells of the notebook shown in the main area. Other notebooks the layout restored stay in
+ * the DOM, hidden, so an unscoped `.jp-Notebook .jp-Cell` could pick one of theirs.
+ */
+function cells(page: IJupyterLabPageFixture) {
+  return page.locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell');
+}
+
 /** The text a cell printed. */
 function cellText(page: IJupyterLabPageFixture, index: number) {
-  return page.locator('.jp-Notebook .jp-Cell').nth(index).locator('.jp-OutputArea-output');
+  return cells(page).nth(index).locator('.jp-OutputArea-output');
 }
 
 test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reopens without its kernel', async ({
@@ -96,7 +104,7 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
     'Figure(\'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80"><rect x="10" y="10" width="150" height="50" fill="teal"/></svg>\', alt="A teal bar")'
   );
   await page.notebook.runCell(3, true);
-  await expect(page.locator('.jp-Notebook .jp-Cell').nth(3).locator('img')).toBeVisible();
+  await expect(cells(page).nth(3).locator('img')).toBeVisible();
 
   await saveAndCloseAll(page);
   const outputs = await savedOutputs(page, path);
@@ -113,7 +121,7 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   await page.evaluate(() => window.jupyterapp.serviceManager.sessions.shutdownAll());
   await reloadLab(page);
   await openNotebook(page, path);
-  const first = page.locator('.jp-Notebook .jp-Cell').nth(0);
+  const first = cells(page).nth(0);
   // Outputs of a reopened notebook render once the notebook is laid out; wait for that state.
   await expect(first.locator('.jp-OutputArea-output img')).toHaveCount(1, { timeout: 60000 });
   await expect(first.locator('.jp-FigureChat-liveOutput img')).toBeVisible();
@@ -123,5 +131,5 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   expect(shown).toContain(String(vision?.data?.['image/png']).slice(0, 200));
   await expect(page.locator('.jp-FigureChat-visionMarks')).toHaveCount(0);
   await expect(page.locator('.jp-Notebook')).not.toContainText('Error displaying widget');
-  await expect(page.locator('.jp-Notebook .jp-Cell').nth(3).locator('img')).toBeVisible();
+  await expect(cells(page).nth(3).locator('img')).toBeVisible();
 });
