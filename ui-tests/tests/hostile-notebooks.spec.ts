@@ -1,8 +1,8 @@
 /**
- * Hostile stored conversations (issue 7 item 10): a 5 MB Markdown table, a 20 MB message and a
- * conversation pasted twice (duplicate ids). Opening each keeps every main-thread task within the
- * budget (PerformanceObserver `longtask`), raises no page error, shows every entry, and saving
- * leaves the notebook's conversation exactly as it was.
+ * Hostile stored conversations (issue 7 item 10): a 5 MB Markdown table, a 20 MB message, a figure
+ * too expensive to draw, and a conversation pasted twice (duplicate ids). Opening each keeps every
+ * main-thread task within the budget (PerformanceObserver `longtask`), raises no page error, shows
+ * every entry, and saving leaves the notebook's conversation exactly as it was.
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
@@ -172,4 +172,61 @@ test('a conversation pasted twice shows every entry, with a notice, and is kept 
   await expect(cards.last().locator('.jp-FigureChat-toolCard-result')).toHaveText('SECOND result');
   expect(await longestTask(page)).toBeLessThanOrEqual(TASK_BUDGET_MS);
   expect(await saveAndRead(page, path)).toEqual(figureChat);
+});
+
+test('a stored figure too expensive to draw is refused on replay, within the task budget', async ({
+  page,
+  tmpPath
+}) => {
+  const errors: string[] = [];
+  page.on('pageerror', error => errors.push(error.message));
+  await warmUp(page, tmpPath);
+  // About 30 KB that passed the old policy: a 4000×4000 canvas under turbulence, morphology and a
+  // large convolution, which cost a multi-second frame on every repaint.
+  const kernel = Array.from({ length: 81 }, (_, i) => String((i % 7) - 3)).join(' ');
+  const shapes = Array.from(
+    { length: 400 },
+    (_, i) =>
+      `<rect x="${(i % 20) * 200}" y="${Math.floor(i / 20) * 200}" width="180" height="180"/>`
+  ).join('');
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000">' +
+    '<filter id="f" x="0" y="0" width="4000" height="4000" filterUnits="userSpaceOnUse">' +
+    '<feTurbulence baseFrequency="0.9" numOctaves="10"/>' +
+    '<feMorphology radius="60"/>' +
+    `<feConvolveMatrix order="9" kernelMatrix="${kernel}"/>` +
+    `</filter><g filter="url(#f)">${shapes}</g></svg>`;
+  const figureChat = {
+    version: 1,
+    messages: [
+      { id: 'u1', role: 'user', content: 'draw something heavy' },
+      assistant('a1', 'Here.', {
+        tool_calls: [{ id: 'c1', name: 'present_svg', arguments: { svg, alt: 'Heavy' } }]
+      }),
+      {
+        id: 't1',
+        role: 'tool',
+        tool_call_id: 'c1',
+        status: 'completed',
+        content: 'SVG presented inline: Heavy'
+      }
+    ]
+  };
+  const path = `${tmpPath}/expensive.ipynb`;
+  const put = await page.request.put(`/api/contents/${path}`, {
+    data: { type: 'notebook', format: 'json', content: notebookWith(figureChat) }
+  });
+  expect(put.ok()).toBeTruthy();
+  await openObserved(page, path);
+  const card = chat(page).locator('.jp-FigureChat-toolCard[data-tool="present_svg"]');
+  await expect(card).toHaveAttribute('data-state', 'failed');
+  await expect(card.locator('.jp-FigureChat-toolCard-result')).toContainText(
+    'too expensive to draw'
+  );
+  await expect(chat(page).locator('.jp-FigureChat-figure')).toHaveCount(0);
+  expect(await longestTask(page), 'longest task opening expensive.ipynb').toBeLessThanOrEqual(
+    TASK_BUDGET_MS
+  );
+  expect(await saveAndRead(page, path)).toEqual(figureChat);
+  expect(errors).toEqual([]);
 });
