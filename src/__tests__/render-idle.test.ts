@@ -70,7 +70,7 @@ describe('render queue when idle', () => {
         env: { ...process.env, NODE_OPTIONS: '' }
       }).stdout;
     expect(run(['--expose-gc'])).toBe('collected');
-    // Without the flag the server cannot collect, and the view stays: what the flag is for.
-    expect(run([])).toBe('still held');
+    // No control run without the flag: V8 may still collect an idle process on its own now and
+    // then (seen on a loaded CI machine), so "still held" cannot be asserted reliably.
   }, 60_000);
 });
