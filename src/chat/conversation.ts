@@ -43,7 +43,6 @@ export class Conversation implements IDisposable {
   private _live: LiveState = {};
   private _notice: string | undefined;
   private readonly _views = new Map<string, ReadonlyArray<ToolImage>>();
-  private readonly _viewProblems = new Map<string, string>();
   private readonly _changed = new Signal<this, void>(this);
   private _isDisposed = false;
 
@@ -96,7 +95,6 @@ export class Conversation implements IDisposable {
     this._isNewer = isNewerVersion(value);
     this._live = {};
     this._views.clear();
-    this._viewProblems.clear();
     this._changed.emit();
   }
 
@@ -114,7 +112,6 @@ export class Conversation implements IDisposable {
     this._live = {};
     this._notice = undefined;
     this._views.clear();
-    this._viewProblems.clear();
     this._changed.emit();
   }
 
@@ -160,17 +157,6 @@ export class Conversation implements IDisposable {
 
   setViews(callId: string, views: ReadonlyArray<ToolImage>): void {
     this._views.set(callId, views);
-    this._viewProblems.delete(callId);
-    this._changed.emit();
-  }
-
-  /** Why a call's views could not be shown (a changed or missing picture on replay). */
-  viewProblem(callId: string): string | undefined {
-    return this._viewProblems.get(callId);
-  }
-
-  setViewProblem(callId: string, problem: string): void {
-    this._viewProblems.set(callId, problem);
     this._changed.emit();
   }
 
