@@ -121,7 +121,10 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   await page.evaluate(() => window.jupyterapp.serviceManager.sessions.shutdownAll());
   await reloadLab(page);
   await openNotebook(page, path);
-  const first = cells(page).nth(0);
+  // Cells are found by what they hold, not by index: in the full suite the reopened notebook has
+  // at times shown an extra empty cell above the saved ones (not seen when this spec runs alone;
+  // see the README's known gaps).
+  const first = cells(page).filter({ hasText: 'v = Vision(' });
   // Outputs of a reopened notebook render once the notebook is laid out; wait for that state.
   await expect(first.locator('.jp-OutputArea-output img')).toHaveCount(1, { timeout: 60000 });
   await expect(first.locator('.jp-FigureChat-liveOutput img')).toBeVisible();
@@ -131,5 +134,5 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   expect(shown).toContain(String(vision?.data?.['image/png']).slice(0, 200));
   await expect(page.locator('.jp-FigureChat-visionMarks')).toHaveCount(0);
   await expect(page.locator('.jp-Notebook')).not.toContainText('Error displaying widget');
-  await expect(cells(page).nth(3).locator('img')).toBeVisible();
+  await expect(cells(page).filter({ hasText: 'A teal bar' }).locator('img')).toBeVisible();
 });
