@@ -9,11 +9,12 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 export PATH="$PWD/.venv/bin:$PATH"
-# JupyterLab 4.5 with the labextensions built for it: jupyter-server-proxy 4.5+ ships one built
-# against JupyterLab 4.6, which makes 4.5 print "Unsatisfied version" warnings (the Galata test under
-# the base URL fails on them). A user's `pip install` gets the newest of both, which match.
+# JupyterLab 4.5 with the labextensions built for it: jupyter-server-proxy 4.5+ and
+# jupyterlab_widgets 3.0.17+ ship ones built against JupyterLab 4.6, which make 4.5 print
+# "Unsatisfied version" warnings (the Galata test under the base URL fails on them). A user's
+# `pip install` gets the newest of all, which match.
 python -m pip install -q --disable-pip-version-check 2> >(grep -v "^WARNING: Location" >&2) \
-  "jupyterlab>=4.5.11,<4.6" "jupyter-server-proxy>=4.2,<4.5" "notebook>=7.5,<7.6" "hatchling>=1.5" "hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5" editables build
+  "jupyterlab>=4.5.11,<4.6" "jupyter-server-proxy>=4.2,<4.5" "ipywidgets>=8,<8.1.9" "jupyterlab_widgets>=3.0.15,<3.0.17" "notebook>=7.5,<7.6" "hatchling>=1.5" "hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5" editables build
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
