@@ -72,20 +72,7 @@ export async function resolveWorkspacePath(
       'not-found'
     );
   }
-  if (!isInside(realRoot, real)) {
-    throw new HttpError(
-      403,
-      `Picture "${path}" leads outside the Jupyter root (through a symlink); copy the picture into the workspace.`,
-      'outside-root'
-    );
-  }
-  if (hideHidden && isHidden(relative(realRoot, real))) {
-    throw new HttpError(
-      403,
-      `Picture "${path}" leads to a hidden file or folder, which Jupyter hides.`,
-      'hidden'
-    );
-  }
+  assertConfined(path, realRoot, real, hideHidden);
   return real;
 }
 
@@ -135,20 +122,7 @@ export async function readWorkspaceFile(
   }
   try {
     const held = await descriptorPath(handle, real);
-    if (held === undefined || !isInside(realRoot, held)) {
-      throw new HttpError(
-        403,
-        `Picture "${path}" leads outside the Jupyter root (through a symlink); copy the picture into the workspace.`,
-        'outside-root'
-      );
-    }
-    if (hideHidden && isHidden(relative(realRoot, held))) {
-      throw new HttpError(
-        403,
-        `Picture "${path}" leads to a hidden file or folder, which Jupyter hides.`,
-        'hidden'
-      );
-    }
+    assertConfined(path, realRoot, held, hideHidden);
     const info = await handle.stat();
     if (!info.isFile()) {
       throw new HttpError(
@@ -185,5 +159,31 @@ export async function readWorkspaceFile(
     return { bytes, sha256: digest };
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Refuse a resolved location (`undefined`: one that could not be read back) outside the root, or
+ * hidden when Jupyter hides such files. The same check for a path and for an opened descriptor.
+ */
+function assertConfined(
+  path: string,
+  realRoot: string,
+  real: string | undefined,
+  hideHidden: boolean
+): asserts real is string {
+  if (real === undefined || !isInside(realRoot, real)) {
+    throw new HttpError(
+      403,
+      `Picture "${path}" leads outside the Jupyter root (through a symlink); copy the picture into the workspace.`,
+      'outside-root'
+    );
+  }
+  if (hideHidden && isHidden(relative(realRoot, real))) {
+    throw new HttpError(
+      403,
+      `Picture "${path}" leads to a hidden file or folder, which Jupyter hides.`,
+      'hidden'
+    );
   }
 }
