@@ -6,10 +6,6 @@
  * connection open when the browser drops its own (tests/test_figure_server.py does the same
  * through a real Jupyter).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { ServerConnection } from '@jupyterlab/services';
 
@@ -18,23 +14,12 @@ import { runningModelRequests } from '../server/model-cancel';
 
 import { deferred, type Deferred } from './helpers/async';
 import { isolateProxyEnv } from './helpers/env';
-import { FakeEndpoint, closeServer, startFigureServer } from './helpers/loopback';
+import { FakeEndpoint, useFigureServer } from './helpers/loopback';
 import { textChunk } from './helpers/sse';
 
-let root: string;
-let figure: { server: Server; url: string };
+const figure = useFigureServer('figure-chat-cancel-');
 let endpoint: FakeEndpoint;
 let upstreamClosed: Deferred<number>;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-cancel-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
 
 isolateProxyEnv();
 

@@ -4,32 +4,18 @@
  * the proxy stops ends with an error event the chat shows. The upstream connection is closed in
  * every case. Through the real figure server against a scripted endpoint.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
 
 import { ChatStreamAccumulator, SseDecoder } from '../chat/stream';
 import { MAX_ERROR_BODY_BYTES } from '../server/upstream-error';
 
 import { deferred } from './helpers/async';
 import { isolateProxyEnv } from './helpers/env';
-import { FakeEndpoint, closeServer, startFigureServer } from './helpers/loopback';
+import { FakeEndpoint, useFigureServer } from './helpers/loopback';
 import { DONE, textChunk } from './helpers/sse';
 
-let root: string;
-let figure: { server: Server; url: string };
+const figure = useFigureServer('figure-chat-limits-');
 let endpoint: FakeEndpoint;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-limits-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
 
 isolateProxyEnv();
 

@@ -3,16 +3,12 @@
  * in error bodies or in streamed answers; an HTML error page becomes a short text; error documents
  * of every server's shape are read. Through the real figure server against a scripted endpoint.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { KeyRedactor, MAX_HELD_LINE_CHARS, REDACTED, StreamRedactor } from '../server/redact';
 import { MAX_HTML_SUMMARY_CHARS } from '../server/upstream-error';
 
 import { isolateProxyEnv } from './helpers/env';
-import { FakeEndpoint, closeServer, startFigureServer } from './helpers/loopback';
+import { FakeEndpoint, useFigureServer } from './helpers/loopback';
 import { DONE, textChunk } from './helpers/sse';
 
 const KEY = 'sk-Figure-Chat-Secret-0123456789abcdef';
@@ -107,19 +103,8 @@ describe('KeyRedactor', () => {
   });
 });
 
-let root: string;
-let figure: { server: Server; url: string };
+const figure = useFigureServer('figure-chat-redact-');
 let endpoint: FakeEndpoint;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-redact-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
 
 isolateProxyEnv();
 

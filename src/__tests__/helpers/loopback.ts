@@ -2,8 +2,11 @@
  * Loopback servers for the model proxy tests: the real figure server and a fake OpenAI-compatible
  * endpoint whose behaviour each test scripts. Nothing listens beyond 127.0.0.1.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { createFigureServer } from '../../server/app';
 
@@ -82,6 +85,33 @@ export class FakeEndpoint {
 export async function startFigureServer(root: string): Promise<{ server: Server; url: string }> {
   const server = createFigureServer({ root, hideHidden: true });
   return { server, url: await listenLoopback(server) };
+}
+
+/**
+ * The real figure server on a fresh temporary root for a whole test file: started before its
+ * tests, closed and its root removed after them. Read `url` inside tests.
+ */
+export function useFigureServer(prefix: string): { readonly url: string } {
+  let root = '';
+  let running: { server: Server; url: string } | undefined;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), prefix));
+    running = await startFigureServer(root);
+  });
+  afterAll(async () => {
+    if (running) {
+      await closeServer(running.server);
+    }
+    rmSync(root, { recursive: true, force: true });
+  });
+  return {
+    get url(): string {
+      if (!running) {
+        throw new Error('the figure server is only running inside the tests');
+      }
+      return running.url;
+    }
+  };
 }
 
 /** A loopback port nothing listens on (bound, then released). */
