@@ -1,7 +1,12 @@
 /**
  * A real llama.cpp `llama-server` for tests, built by `scripts/build-llama-server.sh` (cached
- * outside the clone, keyed by version) and serving the tiny random-weights model that
- * `tests/llama_tiny_model.py` writes. Only on 127.0.0.1.
+ * outside the clone, keyed by version) and serving the tiny model that `tests/llama_tiny_model.py`
+ * writes (its next token is fixed by the last one: "Here is the figure.", or that text and a
+ * `present_svg` call when `tool_choice` is "required"). Only on 127.0.0.1.
+ *
+ * Two slots of 2048 tokens with `--context-shift`: a request for two completions (`n: 2`) that
+ * fills its slot then gets llama-server's own mid-stream error, "context shift cannot be used for
+ * shared prompt" (tools/server/server-context.cpp, `pre_decode`).
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -39,31 +44,39 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** Token ids of the tiny model that a test biases per request (`logit_bias`). */
+export interface TinyModelTokens {
+  readonly tool_call: number;
+  readonly eos: number;
+}
+
 /** A running server: its `/v1` endpoint and how to stop it. */
 export interface LlamaServer {
   readonly endpoint: string;
+  readonly tokens: TinyModelTokens;
   log(): string;
   stop(): Promise<void>;
 }
 
-/** Start the real server on the tiny model; resolves once `/health` answers. */
-export async function startLlamaServer(): Promise<LlamaServer> {
+/**
+ * Start the real server on the tiny model; resolves once `/health` answers. `context` is the
+ * total of the two slots: 4096 holds a tool round; a smaller one fills sooner.
+ */
+export async function startLlamaServer(context = 4096): Promise<LlamaServer> {
   const folder = mkdtempSync(join(tmpdir(), 'figure-chat-llama-'));
   const python = existsSync(join(REPO, '.venv', 'bin', 'python'))
     ? join(REPO, '.venv', 'bin', 'python')
     : 'python3';
   const model = join(folder, 'tiny.gguf');
-  const biases = JSON.parse(
+  const tokens = JSON.parse(
     execFileSync(python, [join(REPO, 'tests', 'llama_tiny_model.py'), model, TEMPLATE], {
       encoding: 'utf8'
     })
-  ) as Record<string, number>;
+  ) as TinyModelTokens;
   const port = await freePort();
   const args = ['-m', model, '--host', '127.0.0.1', '--port', String(port)];
-  args.push('--jinja', '-c', '2048', '-n', '96', '-np', '1', '-t', '2', '--seed', '1');
-  for (const [token, bias] of Object.entries(biases)) {
-    args.push('-l', `${token}+${bias}`);
-  }
+  args.push('--jinja', '-c', String(context), '-np', '2', '--context-shift');
+  args.push('-n', '256', '-t', '2', '--seed', '1');
   const child: ChildProcess = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -73,7 +86,10 @@ export async function startLlamaServer(): Promise<LlamaServer> {
     if (child.exitCode === null) {
       const exited = new Promise(resolve => child.once('exit', resolve));
       child.kill('SIGTERM');
+      // It waits for a request still streaming; a test that ends mid-request must not hang here.
+      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
+      clearTimeout(force);
     }
     rmSync(folder, { recursive: true, force: true });
   };
@@ -95,5 +111,5 @@ export async function startLlamaServer(): Promise<LlamaServer> {
     }
     await new Promise(resolve => setTimeout(resolve, 200));
   }
-  return { endpoint: `${url}/v1`, log: () => output, stop };
+  return { endpoint: `${url}/v1`, tokens, log: () => output, stop };
 }
