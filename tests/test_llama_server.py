@@ -1,14 +1,16 @@
 """A real llama.cpp ``llama-server`` behind Jupyter and the figure server (issue 8, item 9).
 
 The server is built from the llama-cpp-python sdist by ``scripts/build-llama-server.sh`` (which
-``scripts/test.sh`` runs; the build is cached outside the clone), and serves a tiny random-weights
-model the test writes itself (``llama_tiny_model.py``). No model is downloaded. Requests go the way
-the browser's go: ``POST <base_url>figure-chat/model`` on Jupyter, through the figure server, to the
-real server on loopback.
+``scripts/test.sh`` runs; the build is cached outside the clone), and serves a tiny model the test
+writes itself (``llama_tiny_model.py``: designed weights, so it writes "Here is the figure." and,
+under ``tool_choice: "required"``, a native ``present_svg`` call). No model is downloaded.
+Requests go the way the browser's go: ``POST <base_url>figure-chat/model`` on Jupyter, through the
+figure server, to the real server on loopback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from llama_tiny_model import logit_biases, write_tiny_model
+from llama_tiny_model import token_id, write_tiny_model
 
 LLAMA_VERSION = os.environ.get("LLAMA_CPP_PYTHON_VERSION", "0.3.36")
 CACHE = Path(
@@ -62,17 +64,19 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def llama_server(tmp_path_factory: pytest.TempPathFactory):
-    """The real server on 127.0.0.1, serving the tiny model; stopped after the module."""
-    folder = tmp_path_factory.mktemp("llama")
+@contextlib.contextmanager
+def _running_llama_server(folder: Path, context: int):
+    """The real server on 127.0.0.1 serving the tiny model, with two slots sharing ``context``
+    tokens and context shift on (see ``src/__tests__/helpers/llama-server.ts``); yields its
+    ``/v1`` endpoint and stops it afterwards."""
     model = write_tiny_model(folder / "tiny.gguf", TEMPLATE.read_text())
     port = _free_port()
-    biases = [arg for token, bias in logit_biases().items() for arg in ("-l", f"{token}+{bias}")]
-    log = (folder / "server.log").open("wb")
+    log_path = folder / "server.log"
+    log = log_path.open("wb")
     process = subprocess.Popen(
         [str(BINARY), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-         "--jinja", "-c", "2048", "-n", "96", "-np", "1", "-t", "2", "--seed", "1", *biases],
+         "--jinja", "-c", str(context), "-np", "2", "--context-shift",
+         "-n", "256", "-t", "2", "--seed", "1"],
         stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -80,7 +84,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory):
         deadline = time.monotonic() + 60
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"llama-server exited: {(folder / 'server.log').read_text()[-2000:]}")
+                raise RuntimeError(f"llama-server exited: {log_path.read_text()[-2000:]}")
             try:
                 with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
                     if response.status == 200:
@@ -98,6 +102,13 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory):
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory):
+    """The real server for a tool round; stopped after the module."""
+    with _running_llama_server(tmp_path_factory.mktemp("llama"), 4096) as endpoint:
+        yield endpoint
 
 
 async def _model(jp_fetch, endpoint: str, body: dict):
@@ -137,8 +148,57 @@ async def test_streams_text_repeatably(jp_fetch, figure_server, llama_server):
     assert events[-1] == "[DONE]"
     text = "".join(delta.get("content") or "" for delta in _deltas(first.body))
     assert len([d for d in _deltas(first.body) if d.get("content")]) >= 2
+    assert text == "Here is the figure."
     again = await _model(jp_fetch, llama_server, body)
     assert "".join(d.get("content") or "" for d in _deltas(again.body)) == text
+
+
+async def test_required_tool_choice_streams_a_native_tool_call(jp_fetch, figure_server, llama_server):
+    body = {"model": "tiny", "messages": [{"role": "user", "content": "Draw a box"}],
+            "stream": True, "seed": 3, "tools": [PRESENT_SVG], "tool_choice": "required"}
+    response = await _model(jp_fetch, llama_server, body)
+    assert response.code == 200, response.body
+    assert _events(response.body)[-1] == "[DONE]"
+    deltas = _deltas(response.body)
+    assert "".join(d.get("content") or "" for d in deltas) == "Here is the figure."
+    parts = [part for d in deltas for part in d.get("tool_calls") or []]
+    assert {part.get("index") for part in parts} == {0}
+    ids = {part["id"] for part in parts if part.get("id")}
+    assert len(ids) == 1 and len(next(iter(ids))) == 32
+    assert [part["function"]["name"] for part in parts if part["function"].get("name")] == ["present_svg"]
+    arguments = "".join(part["function"].get("arguments") or "" for part in parts)
+    assert json.loads(arguments) == {
+        "svg": "<svg xmlns='http://www.w3.org/2000/svg' width='8' height='8'>"
+               "<rect width='8' height='8' fill='teal'/></svg>",
+        "alt": "a tiny figure",
+    }
+    finish = [c.get("finish_reason") for p in _events(response.body)[:-1]
+              for c in json.loads(p).get("choices", [])]
+    assert finish[-1] == "tool_calls"
+
+
+async def test_mid_stream_error_passes_through_with_the_partial_text(
+    jp_fetch, figure_server, tmp_path
+):
+    # Two completions that never end fill their 512-token slots; with context shift on,
+    # llama-server then writes `data: {"error":…}` and closes without [DONE]
+    # (tools/server/server-context.cpp, pre_decode: "context shift cannot be used for shared prompt").
+    with _running_llama_server(tmp_path, 1024) as endpoint:
+        body = {"model": "tiny", "messages": [{"role": "user", "content": "Keep going"}],
+                "stream": True, "n": 2, "ignore_eos": True, "max_tokens": 4000,
+                "logit_bias": {str(token_id("<tool_call>")): -100}}
+        response = await _model(jp_fetch, endpoint, body)
+    assert response.code == 200
+    events = _events(response.body)
+    assert "[DONE]" not in events
+    assert json.loads(events[-1]) == {"error": {
+        "code": 500, "message": "context shift cannot be used for shared prompt", "type": "server_error"}}
+    # Both completions streamed their text before the error, each under its own index.
+    texts = {0: "", 1: ""}
+    for payload in events[:-1]:
+        for choice in json.loads(payload).get("choices", []):
+            texts[choice["index"]] += choice.get("delta", {}).get("content") or ""
+    assert all(text.count("Here is the figure.\n") > 10 for text in texts.values()), texts
 
 
 async def test_image_refusal_is_the_recorded_500(jp_fetch, figure_server, llama_server):
