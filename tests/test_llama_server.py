@@ -76,7 +76,9 @@ def _running_llama_server(folder: Path, context: int):
     process = subprocess.Popen(
         [str(BINARY), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
          "--jinja", "-c", str(context), "-np", "2", "--context-shift",
-         "-n", "256", "-t", "2", "--seed", "1"],
+         # One thread: see src/__tests__/helpers/llama-server.ts (spin-waiting threads on a
+         # loaded machine made each token 50–400 ms).
+         "-n", "256", "-t", "1", "-tb", "1", "--seed", "1"],
         stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"

@@ -76,7 +76,9 @@ export async function startLlamaServer(context = 4096): Promise<LlamaServer> {
   const port = await freePort();
   const args = ['-m', model, '--host', '127.0.0.1', '--port', String(port)];
   args.push('--jinja', '-c', String(context), '-np', '2', '--context-shift');
-  args.push('-n', '256', '-t', '2', '--seed', '1');
+  // One thread: ggml's threads spin-wait for each other, which on a loaded 2-core machine made
+  // each token take 50–400 ms instead of under 10 (the model is tiny; one thread is plenty).
+  args.push('-n', '256', '-t', '1', '-tb', '1', '--seed', '1');
   const child: ChildProcess = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
