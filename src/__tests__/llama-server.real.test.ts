@@ -152,6 +152,7 @@ describeReal(`a real llama.cpp server${skip ? ` (skipped: ${skip})` : ''}`, () =
       never
     );
     const all = messages(conversation);
+    expect(all.filter(m => 'error' in m)).toEqual([]);
     expect(all.map(m => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     const first = all[1] as AssistantMessage;
     expect(first).toMatchObject({ content: TEXT, status: 'completed' });
@@ -182,13 +183,15 @@ describeReal(`a real llama.cpp server${skip ? ` (skipped: ${skip})` : ''}`, () =
       [],
       never
     );
+    const all = messages(conversation);
+    // First, so that a failure shows the error cards the turn ended with.
+    expect(all.filter(m => 'error' in m)).toEqual([]);
+    expect(all.map(m => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(conversation.notice).toBe(NOTICES.images);
     // Three requests: the call, the views refused (500), the same round again as text.
     expect(sent).toHaveLength(3);
     expect(JSON.stringify(sent[1])).toContain('image_url');
     expect(JSON.stringify(sent[2])).not.toContain('image_url');
-    const all = messages(conversation);
-    expect(all.map(m => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect((all[2] as ToolMessage).content).toContain(VIEWS_NOT_SENT_TEXT.trim());
     expect(all[3]).toMatchObject({ content: TEXT, status: 'completed' });
     expect(all[3]).not.toHaveProperty('error');
