@@ -2,7 +2,12 @@
  * Reading an OpenAI-compatible streaming answer: Server-Sent Events in, text deltas and tool calls
  * out. Pure: the network part lives in `model-client.ts`.
  */
-import { ThinkTagSplitter, ToolCallTextParser, parseToolJson } from '../tools/toolcalls';
+import {
+  ThinkTagSplitter,
+  ToolCallTextParser,
+  parseToolJson,
+  streamedUtf8Length
+} from '../tools/toolcalls';
 
 /** Raised when the stream is not what an OpenAI-compatible server sends. */
 export class ModelStreamError extends Error {
@@ -56,6 +61,17 @@ export interface StreamedToolCall {
   argumentsText: string;
 }
 
+/**
+ * A tool call the model is writing, for the chat to show before its arguments are complete: its
+ * id is the one the finished call gets, so its card turns into the real one in place.
+ */
+export interface WritingToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** UTF-8 bytes written so far: the arguments of a structured call, the markup of a text call. */
+  readonly bytes: number;
+}
+
 /** What a finished stream amounts to. */
 export interface StreamResult {
   /** Visible text: transport markup and `<think>` reasoning removed. */
@@ -86,6 +102,8 @@ export class ChatStreamAccumulator {
   private readonly _think = new ThinkTagSplitter();
   private readonly _text = new ToolCallTextParser();
   private readonly _calls: StreamedToolCall[] = [];
+  /** UTF-8 bytes of each structured call's arguments so far, by index. */
+  private readonly _callBytes: number[] = [];
   private _visible = '';
   private _reasoning = '';
   private _reasoningField: ReasoningField | undefined;
@@ -121,6 +139,30 @@ export class ChatStreamAccumulator {
   /** Structured tool calls so far (names known, arguments maybe partial). */
   get calls(): ReadonlyArray<StreamedToolCall> {
     return this._calls;
+  }
+
+  /**
+   * The tool calls being written, structured ones first, then text ones (the order of `finish`),
+   * each once its name is known. Until the stream ends a call may still grow, so every call seen
+   * so far is listed, finished or not.
+   */
+  get writing(): WritingToolCall[] {
+    const writing: WritingToolCall[] = [];
+    this._calls.forEach((call, index) => {
+      if (call.name) {
+        writing.push({
+          id: this._structuredId(call, index),
+          name: call.name,
+          bytes: this._callBytes[index] ?? 0
+        });
+      }
+    });
+    this._text.progress.forEach((call, index) => {
+      if (call.name) {
+        writing.push({ id: this._textId(index), name: call.name, bytes: call.bytes });
+      }
+    });
+    return writing;
   }
 
   /** Feed one SSE payload; returns the visible text it added. */
@@ -187,7 +229,7 @@ export class ChatStreamAccumulator {
     const errors = [...text.errors];
     const calls: StreamResult['calls'] = [];
     this._calls.forEach((call, index) => {
-      const id = call.id || `${this._idPrefix}_${index + 1}`;
+      const id = this._structuredId(call, index);
       const source = call.argumentsText.trim() === '' ? '{}' : call.argumentsText;
       try {
         const parsed = parseToolJson(source);
@@ -203,7 +245,7 @@ export class ChatStreamAccumulator {
     });
     text.calls.forEach((call, index) => {
       calls.push({
-        id: `${this._idPrefix}_t${index + 1}`,
+        id: this._textId(index),
         name: call.name,
         arguments: call.arguments
       });
@@ -216,6 +258,14 @@ export class ChatStreamAccumulator {
       finishReason: this._finishReason,
       complete: this._done || this._finishReason !== null
     };
+  }
+
+  private _structuredId(call: StreamedToolCall, index: number): string {
+    return call.id || `${this._idPrefix}_${index + 1}`;
+  }
+
+  private _textId(index: number): string {
+    return `${this._idPrefix}_t${index + 1}`;
   }
 
   /** Routes what the `<think>` splitter decided: reasoning aside, answer text to the call parser. */
@@ -246,8 +296,10 @@ export class ChatStreamAccumulator {
     }
     if (typeof fn.arguments === 'string') {
       call.argumentsText += fn.arguments;
+      this._callBytes[index] = (this._callBytes[index] ?? 0) + streamedUtf8Length(fn.arguments);
     } else if (isRecord(fn.arguments)) {
       call.argumentsText = JSON.stringify(fn.arguments);
+      this._callBytes[index] = streamedUtf8Length(call.argumentsText);
     }
   }
 }
