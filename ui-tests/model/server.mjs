@@ -318,6 +318,43 @@ const server = createServer(async (req, res) => {
     res.end();
     return;
   }
+  // Issue 11: a ~3 KB present_svg call written slowly (the arguments in 60-character deltas,
+  // 150 ms apart), as a structured call (`svg-slow`) or as Hermes text (`svg-slow-hermes`), so the
+  // card of the call being written can be watched growing.
+  if ((name === 'svg-slow' || name === 'svg-slow-hermes') && roundOf(request.messages) === 0) {
+    const circles = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `<circle cx="${20 + (i % 12) * 28}" cy="${20 + Math.floor(i / 12) * 40}" r="9" fill="#4a7"/>`
+    ).join('\n');
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="220" viewBox="0 0 360 220">\n<title>Slow dots</title>\n${circles}\n</svg>`;
+    const args = JSON.stringify({ svg, alt: 'Sixty dots, written slowly' });
+    const parts = args.match(/[\s\S]{1,60}/g);
+    const deltas =
+      name === 'svg-slow'
+        ? [
+            'Drawing sixty dots.',
+            {
+              tool_calls: [
+                {
+                  index: 0,
+                  id: 'call_slow',
+                  type: 'function',
+                  function: { name: 'present_svg', arguments: '' }
+                }
+              ]
+            },
+            ...parts.map(part => ({ tool_calls: [{ index: 0, function: { arguments: part } }] }))
+          ]
+        : [
+            'Drawing sixty dots.',
+            '<tool_call>{"name": "present_svg", "arguments": ',
+            ...parts,
+            '}</tool_call>'
+          ];
+    await stream(res, deltas, 150);
+    return;
+  }
   if (name === 'cut') {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     res.write(
