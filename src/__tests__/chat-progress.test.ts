@@ -11,7 +11,12 @@ import { runTurn, WRITING_STEP_BYTES, type AgentDeps } from '../chat/agent';
 import { buildChatItems, type ChatItem, type ToolCard } from '../chat/cards';
 import { Conversation } from '../chat/conversation';
 import { ModelQuirkMemory } from '../chat/model-quirks';
-import { ChatStreamAccumulator, SseDecoder, type WritingToolCall } from '../chat/stream';
+import {
+  ChatStreamAccumulator,
+  MAX_WRITING_CALLS,
+  SseDecoder,
+  type WritingToolCall
+} from '../chat/stream';
 import { ToolRegistry } from '../tools/registry';
 import { deferred, untilAborted } from './helpers/async';
 import { ScriptedModel, type ScriptedReply } from './helpers/scripted-model';
@@ -95,6 +100,43 @@ describe('ChatStreamAccumulator.writing', () => {
     const result = accumulator.finish();
     expect(result.calls.map(call => [call.id, call.name])).toEqual([['m1_c_t1', 'echo']]);
     expect(result.content).toBe('Drawing.');
+  });
+});
+
+describe('ChatStreamAccumulator with hostile call indexes and counts', () => {
+  it('keeps calls dense whatever index the server gives (a sparse array would take minutes)', () => {
+    const started = Date.now();
+    const { snapshots, accumulator } = writingByPayload([
+      toolCallChunk(1_000_000_000, { name: 'echo', arguments: '{"text": "far"}' }),
+      toolCallChunk(0, { name: 'echo', arguments: '{"text": "near"}' }),
+      finishChunk('tool_calls')
+    ]);
+    expect(snapshots[2].map(call => call.id)).toEqual(['m1_c_1', 'm1_c_2']);
+    expect(accumulator.finish().calls.map(call => call.arguments.text)).toEqual(['far', 'near']);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('reports at most MAX_WRITING_CALLS calls in progress, the first ones', () => {
+    const many = Array.from({ length: 40 }, (_, i) =>
+      toolCallChunk(i, { name: `t${i}`, arguments: '{}' })
+    );
+    const text = textChunk(
+      '<tool_call>{"name": "x", "arguments": {}}</tool_call>'.repeat(3) + '<tool_call>{"name": "y"'
+    );
+    const { snapshots, accumulator } = writingByPayload([...many, text, finishChunk('stop')]);
+    const last = snapshots[snapshots.length - 1];
+    expect(last.map(call => call.name)).toEqual(
+      Array.from({ length: MAX_WRITING_CALLS }, (_, i) => `t${i}`)
+    );
+    expect(accumulator.finish().calls).toHaveLength(43);
+    const few = writingByPayload([many[0], text]).snapshots;
+    expect(few[1].map(call => [call.id, call.name])).toEqual([
+      ['m1_c_1', 't0'],
+      ['m1_c_t1', 'x'],
+      ['m1_c_t2', 'x'],
+      ['m1_c_t3', 'x'],
+      ['m1_c_t4', 'y']
+    ]);
   });
 });
 

@@ -45,7 +45,7 @@ function progressAfter(chunks: string[]): CallProgress[] {
   for (const chunk of chunks) {
     parser.push(chunk);
   }
-  return parser.progress;
+  return parser.progress();
 }
 
 function splitAt(text: string, points: number[]): string[] {
@@ -134,7 +134,7 @@ describe('splitting a reply into chunks never changes the result', () => {
         let done = 0;
         for (let k = 1; k <= sample.length; k++) {
           parser.push(sample[k - 1]);
-          const progress = parser.progress;
+          const progress = parser.progress();
           expect(progress).toEqual(progressAfter([sample.slice(0, k)]));
           // Finished calls are only ever added, and a name once given never changes; a call in
           // progress may vanish when its markup turns out malformed (its card goes away).
@@ -145,7 +145,7 @@ describe('splitting a reply into chunks never changes the result', () => {
           names = progress.map(call => call.name);
         }
         const final = parser.finish();
-        expect(parser.progress.filter(call => call.complete).map(call => call.name)).toEqual(
+        expect(parser.progress().filter(call => call.complete).map(call => call.name)).toEqual(
           final.calls.map(call => call.name)
         );
       });
@@ -275,7 +275,7 @@ describe('a call in progress', () => {
     const parser = new ToolCallTextParser();
     return [...reply].map(c => {
       parser.push(c);
-      return parser.progress;
+      return parser.progress();
     });
   }
 

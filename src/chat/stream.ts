@@ -90,6 +90,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** How many calls of one reply show progress while they are written. */
+export const MAX_WRITING_CALLS = 16;
+
 /** The delta fields servers stream reasoning in, apart from the answer. */
 export type ReasoningField = 'reasoning_content' | 'reasoning';
 
@@ -102,8 +105,10 @@ export class ChatStreamAccumulator {
   private readonly _think = new ThinkTagSplitter();
   private readonly _text = new ToolCallTextParser();
   private readonly _calls: StreamedToolCall[] = [];
-  /** UTF-8 bytes of each structured call's arguments so far, by index. */
+  /** UTF-8 bytes of each structured call's arguments so far, by position. */
   private readonly _callBytes: number[] = [];
+  /** Where each `index` the server gave is kept in `_calls`. */
+  private readonly _positions = new Map<unknown, number>();
   private _visible = '';
   private _reasoning = '';
   private _reasoningField: ReasoningField | undefined;
@@ -143,21 +148,23 @@ export class ChatStreamAccumulator {
 
   /**
    * The tool calls being written, structured ones first, then text ones (the order of `finish`),
-   * each once its name is known. Until the stream ends a call may still grow, so every call seen
-   * so far is listed, finished or not.
+   * each once its name is known; at most {@link MAX_WRITING_CALLS}, so a reply of thousands of
+   * calls costs no more per chunk (the rest show when the reply is complete). Until the stream
+   * ends a call may still grow, so every call seen so far is listed, finished or not.
    */
   get writing(): WritingToolCall[] {
     const writing: WritingToolCall[] = [];
-    this._calls.forEach((call, index) => {
+    for (let i = 0; i < this._calls.length && writing.length < MAX_WRITING_CALLS; i++) {
+      const call = this._calls[i];
       if (call.name) {
         writing.push({
-          id: this._structuredId(call, index),
+          id: this._structuredId(call, i),
           name: call.name,
-          bytes: this._callBytes[index] ?? 0
+          bytes: this._callBytes[i]
         });
       }
-    });
-    this._text.progress.forEach((call, index) => {
+    }
+    this._text.progress(MAX_WRITING_CALLS - writing.length).forEach((call, index) => {
       if (call.name) {
         writing.push({ id: this._textId(index), name: call.name, bytes: call.bytes });
       }
@@ -278,13 +285,18 @@ export class ChatStreamAccumulator {
     if (!isRecord(raw)) {
       return;
     }
-    const index = typeof raw.index === 'number' ? raw.index : this._calls.length;
-    const fn = isRecord(raw.function) ? raw.function : {};
-    let call = this._calls[index];
-    if (!call) {
-      call = { id: '', name: '', argumentsText: '' };
-      this._calls[index] = call;
+    // Calls are kept densely in arrival order of their `index`, whatever its value: a hostile
+    // `index: 1e9` must not make a sparse array that every walk over it crawls through.
+    const key = typeof raw.index === 'number' ? raw.index : this._calls.length;
+    let index = this._positions.get(key);
+    if (index === undefined) {
+      index = this._calls.length;
+      this._positions.set(key, index);
+      this._calls.push({ id: '', name: '', argumentsText: '' });
+      this._callBytes.push(0);
     }
+    const call = this._calls[index];
+    const fn = isRecord(raw.function) ? raw.function : {};
     // llama-cpp-python repeats the id, type and whole name in every delta of a call: a repeat
     // is not more of the name. Names split over deltas (no id after the first) are joined.
     const repeated = typeof raw.id === 'string' && raw.id !== '' && raw.id === call.id;
@@ -296,7 +308,7 @@ export class ChatStreamAccumulator {
     }
     if (typeof fn.arguments === 'string') {
       call.argumentsText += fn.arguments;
-      this._callBytes[index] = (this._callBytes[index] ?? 0) + streamedUtf8Length(fn.arguments);
+      this._callBytes[index] += streamedUtf8Length(fn.arguments);
     } else if (isRecord(fn.arguments)) {
       call.argumentsText = JSON.stringify(fn.arguments);
       this._callBytes[index] = streamedUtf8Length(call.argumentsText);

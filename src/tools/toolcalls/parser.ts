@@ -94,18 +94,21 @@ export class ToolCallTextParser {
   }
 
   /**
-   * The calls seen so far, finished or in progress, in call order: what to show while the model
-   * is still writing them. Like the visible text, it depends only on the text received, never on
-   * how it was split into chunks.
+   * The calls seen so far, finished or in progress, in call order (at most `limit` of them, from
+   * the first): what to show while the model is still writing them. Like the visible text, it
+   * depends only on the text received, never on how it was split into chunks.
    */
-  get progress(): CallProgress[] {
-    const progress: CallProgress[] = this._calls.map((call, index) => ({
-      name: call.name,
-      bytes: this._callBytes[index],
-      complete: true
-    }));
+  progress(limit = Infinity): CallProgress[] {
+    const progress: CallProgress[] = [];
+    for (let index = 0; index < this._calls.length && progress.length < limit; index++) {
+      progress.push({
+        name: this._calls[index].name,
+        bytes: this._callBytes[index],
+        complete: true
+      });
+    }
     const block = this._block;
-    if (block && !this._result) {
+    if (block && !this._result && progress.length < limit) {
       progress.push({ name: block.name ?? '', bytes: block.bytes, complete: false });
     }
     return progress;
