@@ -145,9 +145,12 @@ describe('splitting a reply into chunks never changes the result', () => {
           names = progress.map(call => call.name);
         }
         const final = parser.finish();
-        expect(parser.progress().filter(call => call.complete).map(call => call.name)).toEqual(
-          final.calls.map(call => call.name)
-        );
+        expect(
+          parser
+            .progress()
+            .filter(call => call.complete)
+            .map(call => call.name)
+        ).toEqual(final.calls.map(call => call.name));
       });
 
       it('never shows markup', () => {

@@ -18,7 +18,8 @@ function writingLabel(tool: string, trans: TranslationBundle): string {
     case 'vision_show':
       return trans.__('choosing views…');
     default:
-      return trans.__('writing %1 call…', tool);
+      // The name is the model's: long ones are cut so the card stays one line.
+      return trans.__('writing %1 call…', tool.length > 60 ? `${tool.slice(0, 60)}…` : tool);
   }
 }
 
