@@ -278,3 +278,37 @@ describe('runTurn: the card of a call being written', () => {
     expect(last).toMatchObject({ role: 'assistant', error: expect.stringContaining('echo') });
   });
 });
+
+describe('buildChatItems with calls being written', () => {
+  const entries = [
+    { id: 'u1', role: 'user' as const, content: 'Draw' },
+    {
+      id: 'a1',
+      role: 'assistant' as const,
+      content: 'Drawing.',
+      status: 'interrupted' as const,
+      tool_calls: [{ id: 'c1', name: 'echo', arguments: { text: 'done' } }]
+    }
+  ];
+  const writing = [
+    { id: 'c1', name: 'echo', bytes: 20 },
+    { id: 'c2', name: 'present_svg', bytes: 1229 }
+  ];
+
+  it('puts writing cards after the streaming message, after its finished calls', () => {
+    const items = buildChatItems(entries, { streamingId: 'a1', writing });
+    expect(
+      items.map(item => (item.kind === 'tool' ? `${item.call.id}:${item.state}` : item.kind))
+    ).toEqual(['user', 'assistant', 'c1:pending', 'c2:writing']);
+    expect(items[3]).toMatchObject({
+      messageId: 'a1',
+      bytes: 1229,
+      call: { name: 'present_svg', arguments: {} }
+    });
+  });
+
+  it('shows none for a message that is not streaming, nor once the stream has ended', () => {
+    expect(toolCards(buildChatItems(entries, { streamingId: 'other', writing }))).toHaveLength(1);
+    expect(toolCards(buildChatItems(entries, { streamingId: 'a1' }))).toHaveLength(1);
+  });
+});
