@@ -18,7 +18,9 @@ async function writtenKb(card: ReturnType<typeof chat>): Promise<number> {
 
 for (const [script, kind] of [
   ['svg-slow', 'structured'],
-  ['svg-slow-hermes', 'text (Hermes)']
+  ['svg-slow-hermes', 'text (Hermes)'],
+  ['svg-slow-dsml', 'text (DSML)'],
+  ['svg-slow-glm', 'text (GLM)']
 ] as const) {
   test(`a ${kind} present_svg call shows a live "writing figure…" card that grows, then the figure in its place`, async ({
     page
