@@ -1,5 +1,5 @@
 import { DSML_MARKER, parseToolCallsFromText, ToolCallTextParser } from '../tools/toolcalls';
-import type { ToolCallParseResult } from '../tools/toolcalls';
+import type { CallProgress, ToolCallParseResult } from '../tools/toolcalls';
 
 const M = DSML_MARKER;
 
@@ -37,6 +37,15 @@ function streamed(chunks: string[]): ToolCallParseResult {
     }
   }
   return result;
+}
+
+/** The calls in progress after the chunks arrived (the stream not finished). */
+function progressAfter(chunks: string[]): CallProgress[] {
+  const parser = new ToolCallTextParser();
+  for (const chunk of chunks) {
+    parser.push(chunk);
+  }
+  return parser.progress();
 }
 
 function splitAt(text: string, points: number[]): string[] {
@@ -113,6 +122,35 @@ describe('splitting a reply into chunks never changes the result', () => {
           );
           expect(streamed(splitAt(sample, points))).toEqual(whole);
         }
+      });
+
+      it('reports the calls in progress the same at every split point and every prefix', () => {
+        const whole = progressAfter([sample]);
+        for (let i = 0; i <= sample.length; i++) {
+          expect(progressAfter([sample.slice(0, i), sample.slice(i)])).toEqual(whole);
+        }
+        const parser = new ToolCallTextParser();
+        let names: string[] = [];
+        let done = 0;
+        for (let k = 1; k <= sample.length; k++) {
+          parser.push(sample[k - 1]);
+          const progress = parser.progress();
+          expect(progress).toEqual(progressAfter([sample.slice(0, k)]));
+          // Finished calls are only ever added, and a name once given never changes; a call in
+          // progress may vanish when its markup turns out malformed (its card goes away).
+          const finished = progress.filter(call => call.complete).length;
+          expect(finished).toBeGreaterThanOrEqual(done);
+          done = finished;
+          progress.forEach((call, index) => names[index] && expect(call.name).toBe(names[index]));
+          names = progress.map(call => call.name);
+        }
+        const final = parser.finish();
+        expect(
+          parser
+            .progress()
+            .filter(call => call.complete)
+            .map(call => call.name)
+        ).toEqual(final.calls.map(call => call.name));
       });
 
       it('never shows markup', () => {
@@ -223,6 +261,7 @@ describe('random replies built from markup fragments', () => {
       ).join('');
       const whole = parseToolCallsFromText(reply);
       expect(streamed([...reply])).toEqual(whole);
+      expect(progressAfter([...reply])).toEqual(progressAfter([reply]));
       for (let round = 0; round < 5; round++) {
         const points = Array.from({ length: 1 + Math.floor(next() * 6) }, () =>
           Math.floor(next() * (reply.length + 1))
@@ -230,5 +269,75 @@ describe('random replies built from markup fragments', () => {
         expect(streamed(splitAt(reply, points))).toEqual(whole);
       }
     }
+  });
+});
+
+describe('a call in progress', () => {
+  /** The progress after each prefix of `reply`, streamed one character at a time. */
+  function progressByPrefix(reply: string): CallProgress[][] {
+    const parser = new ToolCallTextParser();
+    return [...reply].map(c => {
+      parser.push(c);
+      return parser.progress();
+    });
+  }
+
+  /** The length of the shortest prefix after which the first call has a name. */
+  function nameKnownAt(reply: string): number {
+    return progressByPrefix(reply).findIndex(progress => !!progress[0]?.name) + 1;
+  }
+
+  it('is named as soon as the name is whole: Hermes at its closing quote', () => {
+    const reply = SAMPLES.hermes;
+    expect(nameKnownAt(reply)).toBe(reply.indexOf('present_svg"') + 'present_svg"'.length);
+    expect(nameKnownAt('<tool_call>{"function": {"name": "vision_list", "arguments": {}}}')).toBe(
+      '<tool_call>{"function": {"name": "vision_list"'.length
+    );
+  });
+
+  it('is named as soon as the name is whole: DSML at the end of the invoke tag', () => {
+    for (const reply of [SAMPLES.dsmlTags, SAMPLES.plainDsml]) {
+      expect(nameKnownAt(reply)).toBe(reply.indexOf('name="present_svg">') + 19);
+    }
+  });
+
+  it('is named as soon as the block is one: GLM once an argument follows the name', () => {
+    const reply = SAMPLES.glm;
+    expect(nameKnownAt(reply)).toBe(reply.indexOf('<arg_key>') + '<arg_key>'.length);
+  });
+
+  it('is not named when the name is not first (it shows once complete)', () => {
+    const reply = '<tool_call>{"arguments": {"svg": "<svg/>"}, "name": "present_svg"}</tool_call>';
+    const byPrefix = progressByPrefix(reply);
+    expect(byPrefix[reply.length - 2]).toEqual([
+      { name: '', bytes: reply.length - 1, complete: false }
+    ]);
+    expect(byPrefix[reply.length - 1]).toEqual([
+      { name: 'present_svg', bytes: reply.length, complete: true }
+    ]);
+  });
+
+  it('counts the UTF-8 bytes of its markup so far', () => {
+    const reply = SAMPLES.dsmlTags;
+    const start = reply.indexOf('<');
+    const byPrefix = progressByPrefix(reply);
+    byPrefix.forEach((progress, k) => {
+      if (progress.length && !progress[0].complete) {
+        expect(progress[0].bytes).toBe(Buffer.byteLength(reply.slice(start, k + 1)));
+      }
+    });
+    const end = reply.indexOf(' after');
+    expect(byPrefix[byPrefix.length - 1]).toEqual([
+      { name: 'present_svg', bytes: Buffer.byteLength(reply.slice(start, end)), complete: true }
+    ]);
+  });
+
+  it('lists finished calls before the one in progress, so ids follow call order', () => {
+    const reply = SAMPLES.mixed;
+    const cut = reply.indexOf('<arg_value>') + 20;
+    expect(progressAfter([reply.slice(0, cut)]).map(call => [call.name, call.complete])).toEqual([
+      ['notebook_read', true],
+      ['present_svg', false]
+    ]);
   });
 });

@@ -11,7 +11,12 @@ import { ModelRequestError, type ModelTransport } from './model-client';
 import { ModelQuirkMemory, type ModelQuirks } from './model-quirks';
 import { classifyRefusal, type Refusal } from './refusals';
 import { buildRequest } from './request';
-import { ChatStreamAccumulator, ModelStreamError, SseDecoder } from './stream';
+import {
+  ChatStreamAccumulator,
+  ModelStreamError,
+  SseDecoder,
+  type WritingToolCall
+} from './stream';
 
 /** The model settings a turn uses (from `schema/plugin.json`). */
 export interface AgentSettings {
@@ -119,6 +124,19 @@ type ReplyOutcome =
   | { kind: 'retry'; refusal: Exclude<Refusal, 'none'> }
   | { kind: 'done'; calls: StoredToolCall[]; error?: string; aborted: boolean };
 
+/**
+ * How many bytes a call being written grows between two progress updates: the chat shows its size
+ * in tenths of a KB, so updating per token would only redraw the same label.
+ */
+export const WRITING_STEP_BYTES = 100;
+
+/** What about the calls being written is worth telling the chat: which, and their size in steps. */
+function writingKey(writing: ReadonlyArray<WritingToolCall>): string {
+  return writing
+    .map(call => `${call.id}\u0000${call.name}\u0000${Math.floor(call.bytes / WRITING_STEP_BYTES)}`)
+    .join('\u0001');
+}
+
 /** Stream one model reply into a new assistant message. */
 async function streamReply(
   conversation: Conversation,
@@ -144,6 +162,7 @@ async function streamReply(
   const accumulator = new ChatStreamAccumulator(`${id}_c`);
   let error: string | undefined;
   let aborted = false;
+  let shownWriting = '';
   try {
     for await (const text of deps.transport(deps.settings.endpoint, request.body, signal)) {
       for (const payload of decoder.push(text)) {
@@ -153,6 +172,12 @@ async function streamReply(
             content: accumulator.visible,
             ...(accumulator.reasoning ? { reasoning: accumulator.reasoning } : {})
           });
+        }
+        const writing = accumulator.writing;
+        const key = writingKey(writing);
+        if (key !== shownWriting) {
+          shownWriting = key;
+          conversation.setLive({ streamingId: id, writing });
         }
       }
       if (accumulator.visible.length + accumulator.reasoning.length > MAX_ANSWER_CHARS) {
@@ -202,6 +227,11 @@ async function streamReply(
     ...(result.calls.length ? { tool_calls: result.calls } : {}),
     ...(error ? { error } : {})
   });
+  if (shownWriting) {
+    // The finished calls have taken the writing cards' places (same ids); a call cut off loses
+    // its card. Cleared after the update, so no change shows neither.
+    conversation.setLive({ streamingId: id });
+  }
   return { kind: 'done', calls: cut ? [] : result.calls, error, aborted };
 }
 

@@ -11,9 +11,14 @@ import type {
   UnreadableEntry,
   UserMessage
 } from '../tools/transcript';
+import type { WritingToolCall } from './stream';
 
-/** The lifecycle of a tool card. */
-export type ToolCardState = 'pending' | 'running' | 'completed' | 'failed' | 'interrupted';
+/**
+ * The lifecycle of a tool card. `writing`: the model is still writing the call (its arguments are
+ * not complete); the card has the name and size only.
+ */
+export type ToolCardState =
+  'writing' | 'pending' | 'running' | 'completed' | 'failed' | 'interrupted';
 
 /** One tool call with its result, as shown. */
 export interface ToolCard {
@@ -24,6 +29,8 @@ export interface ToolCard {
   readonly result?: ToolMessage;
   /** The assistant message the call belongs to. */
   readonly messageId: string;
+  /** How much of the call has been written (UTF-8 bytes), while it is `writing`. */
+  readonly bytes?: number;
 }
 
 /** Something the chat shows, in order. */
@@ -40,6 +47,8 @@ export interface LiveState {
   readonly streamingId?: string;
   /** Tool calls whose handlers are running now. */
   readonly runningCallIds?: ReadonlySet<string>;
+  /** Tool calls the streaming message is still writing (shown as `writing` cards after it). */
+  readonly writing?: ReadonlyArray<WritingToolCall>;
 }
 
 /**
@@ -100,6 +109,21 @@ export function buildChatItems(
             state = 'interrupted';
           }
           items.push({ kind: 'tool', call, state, result, messageId: entry.id });
+        }
+        if (entry.id === live.streamingId) {
+          // Same id as the finished call will have: its card replaces this one in place.
+          const written = new Set((entry.tool_calls ?? []).map(call => call.id));
+          for (const call of live.writing ?? []) {
+            if (!written.has(call.id)) {
+              items.push({
+                kind: 'tool',
+                call: { id: call.id, name: call.name, arguments: {} },
+                state: 'writing',
+                messageId: entry.id,
+                bytes: call.bytes
+              });
+            }
+          }
         }
         break;
       }

@@ -2,7 +2,12 @@
  * Reading an OpenAI-compatible streaming answer: Server-Sent Events in, text deltas and tool calls
  * out. Pure: the network part lives in `model-client.ts`.
  */
-import { ThinkTagSplitter, ToolCallTextParser, parseToolJson } from '../tools/toolcalls';
+import {
+  ThinkTagSplitter,
+  ToolCallTextParser,
+  parseToolJson,
+  streamedUtf8Length
+} from '../tools/toolcalls';
 
 /** Raised when the stream is not what an OpenAI-compatible server sends. */
 export class ModelStreamError extends Error {
@@ -56,6 +61,17 @@ export interface StreamedToolCall {
   argumentsText: string;
 }
 
+/**
+ * A tool call the model is writing, for the chat to show before its arguments are complete: its
+ * id is the one the finished call gets, so its card turns into the real one in place.
+ */
+export interface WritingToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** UTF-8 bytes written so far: the arguments of a structured call, the markup of a text call. */
+  readonly bytes: number;
+}
+
 /** What a finished stream amounts to. */
 export interface StreamResult {
   /** Visible text: transport markup and `<think>` reasoning removed. */
@@ -74,6 +90,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** How many calls of one reply show progress while they are written. */
+export const MAX_WRITING_CALLS = 16;
+
 /** The delta fields servers stream reasoning in, apart from the answer. */
 export type ReasoningField = 'reasoning_content' | 'reasoning';
 
@@ -86,6 +105,10 @@ export class ChatStreamAccumulator {
   private readonly _think = new ThinkTagSplitter();
   private readonly _text = new ToolCallTextParser();
   private readonly _calls: StreamedToolCall[] = [];
+  /** UTF-8 bytes of each structured call's arguments so far, by position. */
+  private readonly _callBytes: number[] = [];
+  /** Where each `index` the server gave is kept in `_calls`. */
+  private readonly _positions = new Map<unknown, number>();
   private _visible = '';
   private _reasoning = '';
   private _reasoningField: ReasoningField | undefined;
@@ -121,6 +144,32 @@ export class ChatStreamAccumulator {
   /** Structured tool calls so far (names known, arguments maybe partial). */
   get calls(): ReadonlyArray<StreamedToolCall> {
     return this._calls;
+  }
+
+  /**
+   * The tool calls being written, structured ones first, then text ones (the order of `finish`),
+   * each once its name is known; at most {@link MAX_WRITING_CALLS}, so a reply of thousands of
+   * calls costs no more per chunk (the rest show when the reply is complete). Until the stream
+   * ends a call may still grow, so every call seen so far is listed, finished or not.
+   */
+  get writing(): WritingToolCall[] {
+    const writing: WritingToolCall[] = [];
+    for (let i = 0; i < this._calls.length && writing.length < MAX_WRITING_CALLS; i++) {
+      const call = this._calls[i];
+      if (call.name) {
+        writing.push({
+          id: this._structuredId(call, i),
+          name: call.name,
+          bytes: this._callBytes[i]
+        });
+      }
+    }
+    this._text.progress(MAX_WRITING_CALLS - writing.length).forEach((call, index) => {
+      if (call.name) {
+        writing.push({ id: this._textId(index), name: call.name, bytes: call.bytes });
+      }
+    });
+    return writing;
   }
 
   /** Feed one SSE payload; returns the visible text it added. */
@@ -187,7 +236,7 @@ export class ChatStreamAccumulator {
     const errors = [...text.errors];
     const calls: StreamResult['calls'] = [];
     this._calls.forEach((call, index) => {
-      const id = call.id || `${this._idPrefix}_${index + 1}`;
+      const id = this._structuredId(call, index);
       const source = call.argumentsText.trim() === '' ? '{}' : call.argumentsText;
       try {
         const parsed = parseToolJson(source);
@@ -203,7 +252,7 @@ export class ChatStreamAccumulator {
     });
     text.calls.forEach((call, index) => {
       calls.push({
-        id: `${this._idPrefix}_t${index + 1}`,
+        id: this._textId(index),
         name: call.name,
         arguments: call.arguments
       });
@@ -218,6 +267,14 @@ export class ChatStreamAccumulator {
     };
   }
 
+  private _structuredId(call: StreamedToolCall, index: number): string {
+    return call.id || `${this._idPrefix}_${index + 1}`;
+  }
+
+  private _textId(index: number): string {
+    return `${this._idPrefix}_t${index + 1}`;
+  }
+
   /** Routes what the `<think>` splitter decided: reasoning aside, answer text to the call parser. */
   private _pushContent(split: { content: string; reasoning: string }): string {
     this._reasoning += split.reasoning;
@@ -228,13 +285,18 @@ export class ChatStreamAccumulator {
     if (!isRecord(raw)) {
       return;
     }
-    const index = typeof raw.index === 'number' ? raw.index : this._calls.length;
-    const fn = isRecord(raw.function) ? raw.function : {};
-    let call = this._calls[index];
-    if (!call) {
-      call = { id: '', name: '', argumentsText: '' };
-      this._calls[index] = call;
+    // Calls are kept densely in arrival order of their `index`, whatever its value: a hostile
+    // `index: 1e9` must not make a sparse array that every walk over it crawls through.
+    const key = typeof raw.index === 'number' ? raw.index : this._calls.length;
+    let index = this._positions.get(key);
+    if (index === undefined) {
+      index = this._calls.length;
+      this._positions.set(key, index);
+      this._calls.push({ id: '', name: '', argumentsText: '' });
+      this._callBytes.push(0);
     }
+    const call = this._calls[index];
+    const fn = isRecord(raw.function) ? raw.function : {};
     // llama-cpp-python repeats the id, type and whole name in every delta of a call: a repeat
     // is not more of the name. Names split over deltas (no id after the first) are joined.
     const repeated = typeof raw.id === 'string' && raw.id !== '' && raw.id === call.id;
@@ -246,8 +308,10 @@ export class ChatStreamAccumulator {
     }
     if (typeof fn.arguments === 'string') {
       call.argumentsText += fn.arguments;
+      this._callBytes[index] += streamedUtf8Length(fn.arguments);
     } else if (isRecord(fn.arguments)) {
       call.argumentsText = JSON.stringify(fn.arguments);
+      this._callBytes[index] = streamedUtf8Length(call.argumentsText);
     }
   }
 }

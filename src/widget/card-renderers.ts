@@ -9,6 +9,7 @@ import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import type { ToolCard } from '../chat/cards';
 import type { Conversation } from '../chat/conversation';
 import type { VisionViews } from '../chat/vision-views';
+import { renderWritingCard } from './writing-card';
 
 /** What a card renderer gets. */
 export interface CardRenderContext {
@@ -59,6 +60,8 @@ export type CardRenderer = (card: ToolCard, context: CardRenderContext) => HTMLE
 /** The card state in the user's language. */
 function stateLabel(state: ToolCard['state'], trans: TranslationBundle): string {
   switch (state) {
+    case 'writing':
+      return trans.__('writing');
     case 'pending':
       return trans.__('pending');
     case 'running':
@@ -138,8 +141,14 @@ export class CardRendererRegistry {
     });
   }
 
-  /** Render a card with its tool's renderer, or the ordinary card. */
+  /**
+   * Render a card with its tool's renderer, or the ordinary card. A call still being written has
+   * no arguments yet, so it always gets the writing card, whatever renders its tool.
+   */
   render(card: ToolCard, context: CardRenderContext): HTMLElement {
+    if (card.state === 'writing') {
+      return renderWritingCard(card, context.trans);
+    }
     const full = this._insert && !context.insert ? { ...context, insert: this._insert } : context;
     return this._renderers.get(card.call.name)?.(card, full) ?? renderToolCard(card, full);
   }

@@ -56,7 +56,7 @@ function signatureOf(item: ChatItem, views: string): string {
     case 'assistant':
       return 'assistant'; // updated in place
     case 'tool':
-      return `${item.state}|${item.result?.content ?? ''}|${views}`;
+      return `${item.state}|${item.result?.content ?? ''}|${views}|${item.bytes ?? ''}`;
     case 'unreadable':
       return item.entry.reason;
     case 'orphan-result':

@@ -318,6 +318,58 @@ const server = createServer(async (req, res) => {
     res.end();
     return;
   }
+  // Issue 11: a ~3 KB present_svg call written slowly (60-character deltas, 150 ms apart), as a
+  // structured call (`svg-slow`) or as text (`svg-slow-hermes`, `-dsml`, `-glm`), so the card of
+  // the call being written can be watched growing.
+  if (/^svg-slow(-hermes|-dsml|-glm)?$/.test(name) && roundOf(request.messages) === 0) {
+    const circles = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `<circle cx="${20 + (i % 12) * 28}" cy="${20 + Math.floor(i / 12) * 40}" r="9" fill="#4a7"/>`
+    ).join('\n');
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="220" viewBox="0 0 360 220">\n<title>Slow dots</title>\n${circles}\n</svg>`;
+    const alt = 'Sixty dots, written slowly';
+    const args = JSON.stringify({ svg, alt });
+    const parts = args.match(/[\s\S]{1,60}/g);
+    const svgParts = svg.match(/[\s\S]{1,60}/g);
+    const text = {
+      'svg-slow-dsml': [
+        '<｜DSML｜function_calls><｜DSML｜invoke name="present_svg"><｜DSML｜parameter name="svg" string="true">',
+        ...svgParts,
+        `</｜DSML｜parameter><｜DSML｜parameter name="alt" string="true">${alt}</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>`
+      ],
+      'svg-slow-glm': [
+        '<tool_call>present_svg\n<arg_key>svg</arg_key>\n<arg_value>',
+        ...svgParts,
+        `</arg_value>\n<arg_key>alt</arg_key>\n<arg_value>${alt}</arg_value>\n</tool_call>`
+      ]
+    }[name];
+    const deltas = text
+      ? ['Drawing sixty dots.', ...text]
+      : name === 'svg-slow'
+        ? [
+            'Drawing sixty dots.',
+            {
+              tool_calls: [
+                {
+                  index: 0,
+                  id: 'call_slow',
+                  type: 'function',
+                  function: { name: 'present_svg', arguments: '' }
+                }
+              ]
+            },
+            ...parts.map(part => ({ tool_calls: [{ index: 0, function: { arguments: part } }] }))
+          ]
+        : [
+            'Drawing sixty dots.',
+            '<tool_call>{"name": "present_svg", "arguments": ',
+            ...parts,
+            '}</tool_call>'
+          ];
+    await stream(res, deltas, 150);
+    return;
+  }
   if (name === 'cut') {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     res.write(

@@ -115,7 +115,16 @@ function dsmlSyntax(marker: string): CallSyntax {
     }
   };
 
-  return { opener: t.opener, closer: t.closer, confirm, parse };
+  const firstName = (text: string, bodyStart: number): string | undefined => {
+    const i = skipWhitespace(text, bodyStart);
+    if (matchTagName(text, i, t.invoke) !== 'yes') {
+      return undefined;
+    }
+    const tag = scanTagRest(text, i + t.invoke.length);
+    return (tag.kind === 'end' && tag.attributes.get('name')) || undefined;
+  };
+
+  return { opener: t.opener, closer: t.closer, confirm, parse, firstName };
 }
 
 /** Reads one invoke from just after its tag name to just after its closing tag. */

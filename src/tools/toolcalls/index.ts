@@ -4,6 +4,7 @@
  */
 export { ToolCallTextParser, parseToolCallsFromText, stripTransportMarkup } from './parser';
 export { DSML_MARKER } from './dsml';
-export type { ParsedToolCall, ToolCallParseResult } from './types';
+export type { CallProgress, ParsedToolCall, ToolCallParseResult } from './types';
 export { ThinkTagSplitter, splitThinkText, type ThinkSplit } from './think';
 export { parseToolJson } from './json';
+export { streamedUtf8Length } from './scan';

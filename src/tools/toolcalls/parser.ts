@@ -12,10 +12,23 @@
  */
 import { dsmlMarked, dsmlPlain, DSML_MARKER } from './dsml';
 import { toolCallTag } from './toolCallTag';
-import type { BlockParse, CallSyntax, ParsedToolCall, ToolCallParseResult } from './types';
-import { matchAt } from './scan';
+import type {
+  BlockParse,
+  CallProgress,
+  CallSyntax,
+  ParsedToolCall,
+  ToolCallParseResult
+} from './types';
+import { matchAt, streamedUtf8Length } from './scan';
 
 const SYNTAXES: readonly CallSyntax[] = [toolCallTag, dsmlMarked, dsmlPlain];
+
+/**
+ * How much of an open block is kept to read its first call's name from. Every syntax names the
+ * call within its first few dozen characters; a name further in is not waited for (the call is
+ * then shown when it is complete).
+ */
+const NAME_WINDOW = 512;
 
 /** A block of call markup, starting at `_buffer[0]`, whose closing tag has not been read yet. */
 interface OpenBlock {
@@ -27,6 +40,12 @@ interface OpenBlock {
   probe: string;
   /** Chunks received since the last look at the block, not yet added to `_buffer`. */
   pending: string[];
+  /** The block's first characters (up to {@link NAME_WINDOW}), to read its first call's name. */
+  head: string;
+  /** The first call's name once known. */
+  name: string | undefined;
+  /** UTF-8 bytes of the block received so far. */
+  bytes: number;
 }
 
 /** What a `<` in visible text turns out to be. */
@@ -57,6 +76,11 @@ export class ToolCallTextParser {
       const probe = block.probe + chunk;
       block.probe = probe.slice(-keep);
       block.pending.push(chunk);
+      block.bytes += streamedUtf8Length(chunk);
+      if (block.name === undefined && block.head.length < NAME_WINDOW) {
+        block.head += chunk.slice(0, NAME_WINDOW - block.head.length);
+        block.name = block.syntax.firstName(block.head, block.bodyStart);
+      }
       if (!probe.includes(block.syntax.closer)) {
         return '';
       }
@@ -67,6 +91,27 @@ export class ToolCallTextParser {
     }
     this._advance();
     return this._takeFresh();
+  }
+
+  /**
+   * The calls seen so far, finished or in progress, in call order (at most `limit` of them, from
+   * the first): what to show while the model is still writing them. Like the visible text, it
+   * depends only on the text received, never on how it was split into chunks.
+   */
+  progress(limit = Infinity): CallProgress[] {
+    const progress: CallProgress[] = [];
+    for (let index = 0; index < this._calls.length && progress.length < limit; index++) {
+      progress.push({
+        name: this._calls[index].name,
+        bytes: this._callBytes[index],
+        complete: true
+      });
+    }
+    const block = this._block;
+    if (block && !this._result && progress.length < limit) {
+      progress.push({ name: block.name ?? '', bytes: block.bytes, complete: false });
+    }
+    return progress;
   }
 
   /**
@@ -131,12 +176,16 @@ export class ToolCallTextParser {
       return false;
     }
     const bodyStart = opening.syntax.opener.length;
+    const head = this._buffer.slice(0, NAME_WINDOW);
     this._block = {
       syntax: opening.syntax,
       bodyStart,
       searchFrom: bodyStart,
       probe: '',
-      pending: []
+      pending: [],
+      head,
+      name: opening.syntax.firstName(head, bodyStart),
+      bytes: streamedUtf8Length(this._buffer)
     };
     return true;
   }
@@ -176,7 +225,7 @@ export class ToolCallTextParser {
       block.probe = text.slice(block.searchFrom);
       return false;
     }
-    this._record(result);
+    this._record(result, text.slice(0, result.end));
     this._block = null;
     this._drop(result.end);
     return true;
@@ -188,7 +237,10 @@ export class ToolCallTextParser {
       const { syntax, bodyStart } = this._block;
       this._block = null;
       const result = syntax.parse(this._buffer, bodyStart);
-      this._record(result);
+      this._record(
+        result,
+        result.kind === 'complete' ? this._buffer.slice(0, result.end) : this._buffer
+      );
       if (result.kind === 'incomplete') {
         this._errors.push(cutOff(syntax.closer, result.callName));
         this._drop(this._buffer.length);
@@ -219,8 +271,13 @@ export class ToolCallTextParser {
     }
   }
 
-  private _record(result: BlockParse): void {
-    this._calls.push(...result.calls);
+  /** Keeps a block's calls and errors; `markup` is the block's text, for its size. */
+  private _record(result: BlockParse, markup: string): void {
+    const bytes = result.calls.length ? streamedUtf8Length(markup) : 0;
+    result.calls.forEach((call, index) => {
+      this._calls.push(call);
+      this._callBytes.push(index === 0 ? bytes : 0);
+    });
     this._errors.push(...result.errors);
   }
 
@@ -241,6 +298,8 @@ export class ToolCallTextParser {
   private _shown: string[] = [];
   private _block: OpenBlock | null = null;
   private _calls: ParsedToolCall[] = [];
+  /** The size of each call's markup (a block's whole size goes to its first call). */
+  private _callBytes: number[] = [];
   private _errors: string[] = [];
   private _result: ToolCallParseResult | null = null;
 }

@@ -30,6 +30,20 @@ export function matchTagName(text: string, pos: number, literal: string): Match 
   return isWhitespace(text[next]) || text[next] === '>' || text[next] === '/' ? 'yes' : 'no';
 }
 
+/**
+ * The UTF-8 byte length of a string, without encoding it, such that lengths of chunks add up: a
+ * surrogate pair counts 2 + 2, so a pair split across two chunks still makes 4 bytes (unlike the
+ * SVG policy's `utf8Length`, which reads whole strings).
+ */
+export function streamedUtf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    bytes += code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code < 0xe000) ? 2 : 3;
+  }
+  return bytes;
+}
+
 /** Whether `c` is JSON/XML whitespace. */
 export function isWhitespace(c: string): boolean {
   return c === ' ' || c === '\n' || c === '\r' || c === '\t';

@@ -73,8 +73,30 @@ function parse(text: string, bodyStart: number): BlockParse {
     : parseGlm(text, start);
 }
 
+/** A Hermes call's name when it comes first, as every Hermes/Qwen chat template writes it. */
+const LEADING_HERMES_NAME = /^\[?\s*\{\s*(?:"function"\s*:\s*\{\s*)?"name"\s*:\s*"([^"\\]+)"/;
+
+function firstName(text: string, bodyStart: number): string | undefined {
+  const start = skipWhitespace(text, bodyStart);
+  if (start === text.length) {
+    return undefined;
+  }
+  if (text[start] === '{' || text[start] === '[') {
+    return LEADING_HERMES_NAME.exec(text.slice(start))?.[1];
+  }
+  // A GLM block is only opened once its name is followed by more markup, so the name is whole.
+  const end = nameEnd(text, start);
+  return end > start && end < text.length ? text.slice(start, end) : undefined;
+}
+
 /** The `<tool_call>` syntax of Hermes/Qwen and GLM models. */
-export const toolCallTag: CallSyntax = { opener: OPENER, closer: CLOSER, confirm, parse };
+export const toolCallTag: CallSyntax = {
+  opener: OPENER,
+  closer: CLOSER,
+  confirm,
+  parse,
+  firstName
+};
 
 // ---- Hermes / Qwen ----
 

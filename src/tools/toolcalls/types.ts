@@ -21,6 +21,20 @@ export interface ToolCallParseResult {
 }
 
 /**
+ * A call as far as its markup has arrived, for showing progress while the model writes it. Every
+ * call the parser has seen start has one, in call order: the finished calls, then at most one in
+ * progress.
+ */
+export interface CallProgress {
+  /** The tool's name, once the text shows it whole; '' until then (or if it never comes first). */
+  name: string;
+  /** UTF-8 bytes of the call's markup so far (for a block of several calls, all on the first). */
+  bytes: number;
+  /** Whether the call's markup is complete (it is in the result's `calls`). */
+  complete: boolean;
+}
+
+/**
  * What the text right after an opening tag says about it: a real call, a mention in prose, or
  * not decidable until more text arrives.
  */
@@ -50,4 +64,10 @@ export interface CallSyntax {
   readonly closer: string;
   confirm(text: string, bodyStart: number): Lookahead;
   parse(text: string, bodyStart: number): BlockParse;
+  /**
+   * The name of the block's first call, once `text` (the start of the block) shows it whole;
+   * undefined until then. Monotonic like the others: a name given for a prefix is given for any
+   * longer text.
+   */
+  firstName(text: string, bodyStart: number): string | undefined;
 }
