@@ -1,24 +1,29 @@
 /**
  * The vision tools in the chat: `vision_mark`, `vision_update` (mutating, run one at a time),
- * `vision_show`, `vision_list`. Each call folds the transcript for the record of its picture,
- * plans the call with the pure core, and has the figure server render the views.
+ * `vision_show`, `vision_list`. Each call takes the record of its picture — the one a Vision
+ * output shares with the person editing it, else the conversation's own (folded from the
+ * transcript) — plans the call with the pure core, and has the figure server render the views.
+ * They need only a {@link ToolHost}.
  */
+import type { SharedVisionRecord, ToolHost } from '../../tools/host';
 import type { ToolDefinition, ToolOutput } from '../../tools/registry';
-import { isReadable, type StoredMessage } from '../../tools/transcript';
+import type { PictureFingerprint, StoredMessage } from '../../tools/transcript';
 import {
   VISION_DESCRIPTIONS,
   VISION_SCHEMAS,
+  VisionError,
   VisionFold,
   planVisionCall,
   recordFor,
+  validateRecord,
   type RenderAnswer,
   type ViewSpec,
   type VisionRecord,
   type VisionToolName
 } from '../../tools/vision';
 import { FigureClient } from '../figure-client';
-import { chatHost, type ChatToolHost } from './host';
-import { pictureRequest, type PictureRequest } from './pictures';
+import { toolHost } from './host';
+import type { PictureRequest } from './pictures';
 
 const folds = new WeakMap<object, VisionFold>();
 
@@ -29,19 +34,19 @@ const folds = new WeakMap<object, VisionFold>();
  */
 const batchRecords = new WeakMap<object, { batch: string; records: Map<string, VisionRecord> }>();
 
-function recordsOfBatch(host: ChatToolHost, messages: StoredMessage[]): Map<string, VisionRecord> {
+function recordsOfBatch(owner: object, messages: StoredMessage[]): Map<string, VisionRecord> {
   const batch = [...messages].reverse().find(m => m.role === 'assistant')?.id ?? '';
-  let entry = batchRecords.get(host.conversation);
+  let entry = batchRecords.get(owner);
   if (!entry || entry.batch !== batch) {
     entry = { batch, records: new Map() };
-    batchRecords.set(host.conversation, entry);
+    batchRecords.set(owner, entry);
   }
   return entry.records;
 }
 
 /** Render views of a record over a picture. */
 export function renderViews(
-  host: ChatToolHost,
+  host: ToolHost,
   picture: PictureRequest,
   sha256: string,
   record: VisionRecord,
@@ -55,6 +60,68 @@ export function renderViews(
   );
 }
 
+/** What one call works on: its picture, the record before it, and where the pixels come from. */
+interface Subject {
+  readonly fingerprint: PictureFingerprint;
+  readonly before: VisionRecord;
+  readonly shared: SharedVisionRecord | null;
+  picture(signal: AbortSignal): Promise<PictureRequest>;
+}
+
+/** The shared record of a Vision output, checked like any record read from a notebook. */
+function sharedSubject(shared: SharedVisionRecord): Subject {
+  const fingerprint = {
+    address: shared.picture.address,
+    sha256: shared.picture.sha256,
+    width: shared.picture.width,
+    height: shared.picture.height
+  };
+  let before: VisionRecord;
+  try {
+    before = validateRecord(shared.record(), fingerprint);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new VisionError(
+      'bad-args',
+      `the marks of ${fingerprint.address} in its Vision output are unreadable (${reason}); run its cell again.`
+    );
+  }
+  return {
+    fingerprint,
+    before,
+    shared,
+    picture: async signal => {
+      const data = await shared.pictureData(signal);
+      // Without a kernel, only a workspace file of the same bytes (expectSha256) can be drawn.
+      return data === undefined
+        ? { address: fingerprint.address }
+        : { address: fingerprint.address, data };
+    }
+  };
+}
+
+/** A picture the conversation keeps the record of: a `cell:` image output or a workspace file. */
+async function ownSubject(
+  host: ToolHost,
+  address: string,
+  before: () => VisionRecord,
+  signal: AbortSignal
+): Promise<Subject> {
+  const data = host.pictureData(address);
+  const request: PictureRequest = data === undefined ? { address } : { address, data };
+  const info = await new FigureClient(host.request).call('picture-info', request, signal);
+  return {
+    fingerprint: { address, sha256: info.sha256, width: info.width, height: info.height },
+    before: before(),
+    shared: null,
+    picture: () => Promise.resolve(request)
+  };
+}
+
+/** What the model is told when the marks could not reach a running widget. */
+const SAVED_ONLY_NOTE =
+  ' (No running Vision widget holds this picture — its kernel is gone — so these marks are kept in this chat only; run its cell again to edit them in the widget.)';
+
 function visionTool(name: VisionToolName): ToolDefinition {
   const mutates = name === 'vision_mark' || name === 'vision_update';
   return {
@@ -63,66 +130,73 @@ function visionTool(name: VisionToolName): ToolDefinition {
     input: VISION_SCHEMAS[name],
     mutates,
     async run(args: Record<string, unknown>, context): Promise<ToolOutput> {
-      const host = chatHost(context);
-      let fold = folds.get(host.conversation);
+      const host = toolHost(context);
+      const owner = host.vision.owner;
+      let fold = folds.get(owner);
       if (!fold) {
         fold = new VisionFold();
-        folds.set(host.conversation, fold);
+        folds.set(owner, fold);
       }
-      const messages = host.conversation.entries.filter(isReadable);
+      const messages = host.vision.messages();
       const state = fold.read('live', messages);
       const address = typeof args.image === 'string' ? args.image : state.current;
       if (!address) {
         return {
           status: 'failed',
-          text: 'Tool error: no picture yet. Name one with "image": a workspace path relative to the Jupyter root, or cell:<cell-id>/<output-index> (notebook_read lists the image outputs).'
+          text: 'Tool error: no picture yet. Name one with "image": a workspace path relative to the Jupyter root, cell:<cell-id>/<output-index>, or the picture of a marked picture (notebook_read lists them).'
         };
       }
-      const picture = pictureRequest(host.notebook(), address);
-      const info = await new FigureClient(host.request).call(
-        'picture-info',
-        picture,
-        context.signal
-      );
-      const records = recordsOfBatch(host, messages);
-      const before = records.get(address) ?? recordFor(state, address);
-      const plan = planVisionCall(name, args, before, info);
-      const fingerprint = {
-        address,
-        sha256: info.sha256,
-        width: info.width,
-        height: info.height
-      };
+      const records = recordsOfBatch(owner, messages);
+      const shared = host.vision.shared?.(address) ?? null;
+      const subject = shared
+        ? sharedSubject(shared)
+        : await ownSubject(
+            host,
+            address,
+            () => records.get(address) ?? recordFor(state, address),
+            context.signal
+          );
+      const { fingerprint, before } = subject;
+      const plan = planVisionCall(name, args, before, fingerprint);
+      let note = '';
       if (mutates) {
-        records.set(address, plan.record);
+        if (subject.shared?.write) {
+          subject.shared.write(plan.record);
+        } else if (subject.shared) {
+          note = SAVED_ONLY_NOTE;
+        }
+        records.set(fingerprint.address, plan.record);
       }
+      // A shared record's result keeps the marks the call started from: the transcript cannot
+      // know what a person changed in the widget, and the replay must show what the model saw.
+      const result = {
+        picture: fingerprint,
+        ...(subject.shared ? { record: before } : {})
+      };
       if (!plan.views.length) {
-        return { status: 'completed', text: plan.text, picture: fingerprint };
+        return { status: 'completed', text: plan.text + note, ...result };
       }
       try {
+        const picture = await subject.picture(context.signal);
         const rendered = await renderViews(
           host,
           picture,
-          info.sha256,
+          fingerprint.sha256,
           plan.record,
           plan.views,
           context.signal
         );
-        return {
-          status: 'completed',
-          text: plan.text,
-          images: rendered.views,
-          picture: fingerprint
-        };
+        return { status: 'completed', text: plan.text + note, images: rendered.views, ...result };
       } catch (error) {
-        if (context.signal.aborted || !mutates) {
+        if (context.signal.aborted || (!mutates && !subject.shared)) {
           throw error;
         }
-        // The marks are committed by now: say the views failed rather than failing the call.
+        // The marks are committed by now (or, for a shared record, readable without pixels):
+        // say the views failed rather than failing the call.
         return {
           status: 'completed',
-          text: `${plan.text} (The views could not be rendered: ${(error as Error).message})`,
-          picture: fingerprint
+          text: `${plan.text}${note} (The views could not be rendered: ${(error as Error).message})`,
+          ...result
         };
       }
     }
