@@ -131,7 +131,10 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   expect(toolTexts[2]).toMatch(/#1\b/);
   expect(toolTexts[2]).toContain('from python');
   expect(toolTexts[2]).toContain('from chat');
-  await page.notebook.addCell('code', 'print(json.dumps([[m["id"], m["caption"]] for m in v.marks]))');
+  await page.notebook.addCell(
+    'code',
+    'print(json.dumps([[m["id"], m["caption"]] for m in v.marks]))'
+  );
   await page.notebook.runCell(3, true);
   await expect(cellText(page, 3)).toContainText('from chat');
   expect(JSON.parse((await cellText(page, 3).textContent()) ?? '[]')).toEqual([
