@@ -128,6 +128,7 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
     .map(message => String(message.content));
   expect(toolTexts[1]).toContain('#5');
   expect(toolTexts[1]).not.toContain('kernel is gone');
+  expect(toolTexts[1]).not.toContain('could not be rendered');
   expect(toolTexts[2]).toMatch(/#1\b/);
   expect(toolTexts[2]).toContain('from python');
   expect(toolTexts[2]).toContain('from chat');
