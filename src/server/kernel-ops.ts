@@ -10,7 +10,9 @@ import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { z } from 'zod';
 
+import { ToolRegistry } from '../tools/registry';
 import { presentSvgInput } from '../tools/svg';
+import { visionTools } from '../tools/vision-tools';
 import {
   DEFAULT_COLOUR,
   defaultRadius,
@@ -29,18 +31,14 @@ import {
   readHeader,
   type Picture
 } from './pictures';
-import { renderView } from './render';
+import { kernelToolHost, renderStored, type StoredView } from './kernel-host';
 import { checkSvg } from './svg';
 import { resvgOptions } from './svg-fonts';
 
 /** Most pixels of a figure's PNG fallback: crisp at 2× for small figures, bounded for large ones. */
 export const FIGURE_PNG_MAX_PIXELS = 4_000_000;
 
-/**
- * zlib level of PNGs that go into notebooks. Views for the chat are encoded fast (level 1) since
- * they are looked at once; an output's PNG is stored and shared, so it is worth the smaller file.
- */
-export const STORED_PNG_COMPRESSION_LEVEL = 9;
+export { STORED_PNG_COMPRESSION_LEVEL } from './kernel-host';
 
 /** Longest side of the preview the widget draws marks over. */
 export const PREVIEW_MAX_SIDE = 1600;
@@ -225,23 +223,14 @@ function listText(record: VisionRecord, source: Picture): string {
   return planVisionCall('vision_list', {}, record, source).text;
 }
 
-async function renderAll(
+function storedAnswer(
   source: Picture,
   record: VisionRecord,
-  views: readonly ViewSpec[]
-): Promise<KernelAnswer> {
-  const rendered = await Promise.all(
-    views.map(async view => {
-      const drawn = await renderView(source, view, record);
-      const png = await sharp(drawn.bytes)
-        .png({ compressionLevel: STORED_PNG_COMPRESSION_LEVEL, adaptiveFiltering: true })
-        .toBuffer();
-      return { ...drawn, png };
-    })
-  );
+  rendered: readonly StoredView[]
+): KernelAnswer {
   return {
     json: {
-      specs: views,
+      specs: rendered.map(view => view.spec),
       list: listText(record, source),
       views: rendered.map(({ width, height, caption, png }) => ({
         width,
@@ -254,16 +243,48 @@ async function renderAll(
   };
 }
 
-/** `vision { picture, name, args, record }`: one vision tool call, planned and rendered. */
+async function renderAll(
+  source: Picture,
+  record: VisionRecord,
+  views: readonly ViewSpec[]
+): Promise<KernelAnswer> {
+  return storedAnswer(source, record, await renderStored(source, record, views));
+}
+
+/** The registry of the tools the kernel runs: the very handlers the chat registers. */
+const registry = new ToolRegistry();
+for (const tool of visionTools) {
+  registry.register(tool);
+}
+
+/**
+ * `vision { picture, name, args, record }`: one vision tool call, run by the registry's handler
+ * with the kernel as its host, on the record the kernel holds. The handler is called directly,
+ * not through `registry.call`, so that its errors keep their codes for the Python exceptions.
+ */
 async function vision(body: z.infer<typeof Requests.vision>): Promise<KernelAnswer> {
-  if (!isVisionTool(body.name)) {
+  const tool = registry.get(body.name);
+  if (!tool || !isVisionTool(body.name)) {
     throw new KernelOpError('request', 'bad-request', `unknown vision tool ${body.name}`);
   }
+  if (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args)) {
+    throw new KernelOpError('request', 'bad-request', 'vision: args must be an object');
+  }
   const source = cached(body.picture);
-  const plan = planVisionCall(body.name, body.args, recordOf(body.record, source), source);
-  const answer = await renderAll(source, plan.record, plan.views);
+  const kernel = kernelToolHost(source, recordOf(body.record, source));
+  const output = await tool.run(
+    { ...(body.args as Record<string, unknown>), image: source.address },
+    { signal: new AbortController().signal, host: kernel.host }
+  );
+  if (kernel.failure() !== undefined) {
+    throw kernel.failure();
+  }
+  if (output.status !== 'completed') {
+    throw new KernelOpError('vision', 'bad-args', output.text.replace(/^Tool error: /, ''));
+  }
+  const answer = storedAnswer(source, kernel.record(), kernel.views());
   return {
-    json: { ...answer.json, record: plan.record, text: plan.text },
+    json: { ...answer.json, record: kernel.record(), text: output.text },
     payload: answer.payload
   };
 }
