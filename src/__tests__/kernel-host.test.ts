@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { kernelToolHost } from '../server/kernel-host';
 import { KernelOpError, runKernelOp } from '../server/kernel-ops';
 import { readHeader } from '../server/pictures';
+import { checkSvg } from '../server/svg';
 import { ToolRegistry } from '../tools/registry';
 import { emptyRecord, planVisionCall, type VisionRecord } from '../tools/vision';
 import { visionTools } from '../tools/vision-tools';
@@ -107,5 +108,26 @@ describe('the kernel program as a ToolHost', () => {
     expect(error.type).toBe('vision');
     expect(error.code).toBe('out-of-bounds');
     expect(error.message).toContain('400×300');
+  });
+
+  it("runs Figure through present_svg's handler: a refused SVG raises the tool's kind and message", async () => {
+    const bad =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>';
+    const refused = (await runKernelOp({ op: 'figure', svg: bad, alt: 'x' }, Buffer.alloc(0)).catch(
+      (caught: unknown) => caught
+    )) as KernelOpError;
+    expect(refused).toBeInstanceOf(KernelOpError);
+    expect(refused.type).toBe('svg');
+    const check = checkSvg(bad);
+    expect(check.ok).toBe(false);
+    if (!check.ok) {
+      expect(refused.code).toBe(check.error.kind);
+      expect(refused.message).toBe(check.error.message);
+    }
+    const good =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="60" height="20"><rect width="50" height="10" fill="teal"/></svg>';
+    const answer = await runKernelOp({ op: 'figure', svg: good, alt: 'A bar' }, Buffer.alloc(0));
+    expect(answer.json).toMatchObject({ width: 60, height: 20 });
+    expect(answer.payload?.subarray(0, 8).toString('hex')).toBe(PNG_SIGNATURE);
   });
 });

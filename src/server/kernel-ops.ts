@@ -11,6 +11,8 @@ import sharp from 'sharp';
 import { z } from 'zod';
 
 import { ToolRegistry } from '../tools/registry';
+import type { ToolHost } from '../tools/host';
+import { presentSvgTool } from '../tools/present-svg';
 import { presentSvgInput } from '../tools/svg';
 import { visionTools } from '../tools/vision-tools';
 import {
@@ -23,6 +25,7 @@ import {
   VisionError,
   type VisionRecord
 } from '../tools/vision';
+import { CheckSvgRequest } from '../tools/wire';
 import { HttpError } from './http';
 import {
   LIMIT_INPUT_PIXELS,
@@ -131,14 +134,40 @@ function recordOf(value: unknown, picture: Picture): VisionRecord {
   return record;
 }
 
-/** `figure { svg, alt }`: the present_svg checks, then a PNG fallback rendered by resvg. */
-function figure(body: z.infer<typeof Requests.figure>): KernelAnswer {
+/**
+ * `figure { svg, alt }`: the registry's `present_svg` handler (its arguments checked by the tool's
+ * schema, the SVG by its `check-svg` call, answered here in process), then a PNG fallback
+ * rendered by resvg.
+ */
+async function figure(body: z.infer<typeof Requests.figure>): Promise<KernelAnswer> {
+  const tool = registry.get('present_svg');
   const args = presentSvgInput.safeParse({ svg: body.svg, alt: body.alt });
-  if (!args.success) {
-    const issue = args.error.issues[0];
+  if (!tool || !args.success) {
+    const issue = args.success ? undefined : args.error.issues[0];
     throw new KernelOpError('svg', 'bad-args', issue?.message ?? 'svg and alt are required');
   }
-  const check = checkSvg(args.data.svg);
+  let check: ReturnType<typeof checkSvg> | undefined;
+  const host: ToolHost = {
+    kind: 'figure-chat-kernel',
+    cells: () => null,
+    pictureData: () => undefined,
+    request: <T>(route: string, request: unknown): Promise<T> => {
+      const parsed = CheckSvgRequest.safeParse(request);
+      if (route !== 'check-svg' || !parsed.success) {
+        return Promise.reject(
+          new KernelOpError('request', 'bad-request', `the kernel program has no ${route} route`)
+        );
+      }
+      check = checkSvg(parsed.data.svg);
+      const answer = check.ok ? { ok: true, ...check.value } : { ok: false, error: check.error };
+      return Promise.resolve(answer as T);
+    },
+    vision: { messages: () => [], owner: {} }
+  };
+  const output = await tool.run(args.data, { signal: new AbortController().signal, host });
+  if (!check) {
+    throw new KernelOpError('svg', 'bad-args', output.text.replace(/^Tool error: /, ''));
+  }
   if (!check.ok) {
     throw new KernelOpError('svg', check.error.kind, check.error.message);
   }
@@ -251,12 +280,6 @@ async function renderAll(
   return storedAnswer(source, record, await renderStored(source, record, views));
 }
 
-/** The registry of the tools the kernel runs: the very handlers the chat registers. */
-const registry = new ToolRegistry();
-for (const tool of visionTools) {
-  registry.register(tool);
-}
-
 /**
  * `vision { picture, name, args, record }`: one vision tool call, run by the registry's handler
  * with the kernel as its host, on the record the kernel holds. The handler is called directly,
@@ -324,13 +347,20 @@ async function render(body: z.infer<typeof Requests.render>): Promise<KernelAnsw
   return renderAll(source, recordOf(body.record, source), [body.view]);
 }
 
+/** The registry of the tools the kernel runs: the very handlers the chat registers. */
+const registry = new ToolRegistry();
+for (const tool of visionTools) {
+  registry.register(tool);
+}
+registry.register(presentSvgTool);
+
 /** Run one request; every failure becomes a {@link KernelOpError} the Python side can raise. */
 export async function runKernelOp(header: unknown, payload: Buffer): Promise<KernelAnswer> {
   const op = (header as { op?: unknown } | null)?.op;
   try {
     switch (op) {
       case 'figure':
-        return figure(parse(Requests.figure, op, header));
+        return await figure(parse(Requests.figure, op, header));
       case 'picture':
         return await picture(parse(Requests.picture, op, header), payload);
       case 'preview':
