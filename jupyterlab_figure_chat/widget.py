@@ -74,6 +74,16 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         self._preview = preview
         # The comm opens here, with every trait above in its first message.
         ipywidgets.DOMWidget.__init__(self, **kwargs)
+        self.on_msg(self._on_custom_message)
+
+    def _on_custom_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """The chat's vision tools draw views of this picture: send its bytes, once, as a buffer."""
+        if not isinstance(content, dict) or content.get("method") != "picture":
+            return
+        request = content.get("request")
+        if not isinstance(request, int) or isinstance(request, bool):
+            return
+        self.send({"event": "picture", "request": request, "sha256": self.sha256}, buffers=[self.picture_bytes])
 
     def _set_record(self, record: dict[str, Any]) -> None:
         self._accepted = record

@@ -7,6 +7,7 @@ import { Token } from '@lumino/coreutils';
 import type { ISignal } from '@lumino/signaling';
 
 import type { FigureChatSettings } from './chat/settings';
+import type { LiveVisionWidgets } from './tools/host';
 import type { ToolRegistry } from './tools/registry';
 import type { CardRendererRegistry } from './widget/card-renderers';
 import type { FigureChatSidebar } from './widget/sidebar';
@@ -57,4 +58,12 @@ export type IFigureChatSidebar = FigureChatSidebar;
 export const IFigureChatSidebar = new Token<IFigureChatSidebar>(
   'jupyterlab-figure-chat:IFigureChatSidebar',
   'The Figure Chat sidebar: the chat of the notebook shown now.'
+);
+
+/** The Vision widgets alive in this page (the kernel bridge provides them; absent without ipywidgets). */
+export type ILiveVisionWidgets = LiveVisionWidgets;
+
+export const ILiveVisionWidgets = new Token<ILiveVisionWidgets>(
+  'jupyterlab-figure-chat:ILiveVisionWidgets',
+  "The Vision widgets made by kernel code in this page: the chat's vision tools share their marks."
 );

@@ -52,3 +52,45 @@ def test_assigning_marks_updates_the_synced_record(vision: Vision):
     assert vision.get_state()["_record"]["marks"][0]["caption"] == "det"
     with pytest.raises(VisionArgumentError):
         vision.marks = [{"x0": 30, "y0": 2, "x1": 1, "y1": 40}]
+
+
+def test_the_picture_goes_to_the_chat_on_request_over_a_real_kernel_comm():
+    """The chat's vision tools ask a live widget for its picture (``{"method": "picture"}``) to
+    draw views; the kernel answers once with the bytes as a binary buffer and their sha-256."""
+    import hashlib
+    import json
+    import uuid
+
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        code = (
+            "import json, numpy as np\n"
+            "from jupyterlab_figure_chat import Vision\n"
+            "v = Vision(np.full((30, 40, 3), 90, np.uint8))\n"
+            "print(json.dumps({'id': v.model_id, 'sha256': v.sha256}))"
+        )
+        printed: list[dict] = []
+        reply = client.execute_interactive(code, timeout=120, output_hook=printed.append)
+        assert reply["content"]["status"] == "ok"
+        text = "".join(m["content"].get("text", "") for m in printed if m["msg_type"] == "stream")
+        shown = json.loads(text)
+        request = {"method": "custom", "content": {"method": "picture", "request": 7}}
+        message = client.session.msg("comm_msg", {"comm_id": shown["id"], "data": request})
+        message["header"]["msg_id"] = uuid.uuid4().hex
+        client.shell_channel.send(message)
+        while True:
+            msg = client.get_iopub_msg(timeout=60)
+            content = msg["content"]
+            if msg["msg_type"] == "comm_msg" and content.get("comm_id") == shown["id"]:
+                data = content["data"]
+                if data.get("method") == "custom" and data["content"].get("event") == "picture":
+                    break
+        assert data["content"] == {"event": "picture", "request": 7, "sha256": shown["sha256"]}
+        (buffer,) = msg["buffers"]
+        assert hashlib.sha256(bytes(buffer)).hexdigest() == shown["sha256"]
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+

@@ -302,7 +302,8 @@ async function runTools(
         status: output.text === INTERRUPTED_TOOL_TEXT ? 'interrupted' : output.status,
         content: text,
         created: now(),
-        ...(output.picture ? { picture: output.picture } : {})
+        ...(output.picture ? { picture: output.picture } : {}),
+        ...(output.record ? { record: { ...output.record } } : {})
       };
       conversation.append(message);
       written += 1;

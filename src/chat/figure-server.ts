@@ -8,21 +8,10 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
+import { FigureServerError } from '../tools/figure-client';
 import { BINARY_CONTENT_TYPE } from '../tools/wire';
 
-/** A figure-server request that failed, with its actionable message. */
-export class FigureServerError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly code: string,
-    /** Seconds after which the same call may succeed, when the server said so. */
-    readonly retryAfter?: number
-  ) {
-    super(message);
-    this.name = 'FigureServerError';
-  }
-}
+export { FigureServerError };
 
 /** Routes that only read and compute, so repeating a call has no effect beyond its answer. */
 export const IDEMPOTENT_ROUTES: ReadonlySet<string> = new Set([

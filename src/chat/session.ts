@@ -6,6 +6,7 @@ import type { INotebookModel } from '@jupyterlab/notebook';
 import type { IDisposable } from '@lumino/disposable';
 import { Signal, type ISignal } from '@lumino/signaling';
 
+import type { LiveVisionWidgets } from '../tools/host';
 import type { ToolRegistry } from '../tools/registry';
 import type { AssistantMessage, UserMessage } from '../tools/transcript';
 import { runTurn, type AgentSettings } from './agent';
@@ -22,6 +23,8 @@ export interface SessionServices {
   readonly transport: ModelTransport;
   settings(): AgentSettings;
   request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T>;
+  /** This page's live Vision widgets (the kernel bridge), whose records the vision tools share. */
+  readonly liveVision?: LiveVisionWidgets | null;
 }
 
 /** A notebook's chat session. */
@@ -41,9 +44,16 @@ export class ChatSession implements IDisposable {
     private readonly _services: SessionServices
   ) {
     this._store = new NotebookTranscriptStore(_model, this.conversation);
+    const shared = createChatToolHost({
+      notebook: () => this.notebookModel,
+      conversation: this.conversation,
+      request: (route, body, signal) => this._services.request(route, body, signal),
+      liveVision: _services.liveVision
+    }).vision.shared;
     this.visionViews = new VisionViews(this.conversation, {
       request: (route, body, signal) => this._services.request(route, body, signal),
-      notebook: () => this.notebookModel
+      notebook: () => this.notebookModel,
+      shared
     });
   }
 
@@ -85,7 +95,8 @@ export class ChatSession implements IDisposable {
     const host = createChatToolHost({
       notebook: () => this.notebookModel,
       conversation: this.conversation,
-      request: (route, body, signal) => this._services.request(route, body, signal)
+      request: (route, body, signal) => this._services.request(route, body, signal),
+      liveVision: this._services.liveVision
     });
     const deps = {
       registry: this._services.registry,

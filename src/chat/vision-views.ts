@@ -6,13 +6,16 @@
  *
  * Live calls bring their views with them (the agent stores them before it appends the result);
  * replayed calls are queued and rendered one at a time from the picture, the record as the call
- * saw it, and the picture's fingerprint. A call with no views (`vision_list`, `vision_mark` with
+ * saw it, and the picture's fingerprint. A call on a Vision output's shared record starts from the
+ * record its result kept (what the model saw, whatever a person did in the widget since), and its
+ * picture comes from the widget's kernel while there is one. A call with no views (`vision_list`, `vision_mark` with
  * `view: "none"`) is complete as soon as its result is.
  */
 import type { INotebookModel } from '@jupyterlab/notebook';
 import type { IDisposable } from '@lumino/disposable';
 import { Signal, type ISignal } from '@lumino/signaling';
 
+import type { SharedVisionRecord } from '../tools/host';
 import type { ToolImage } from '../tools/registry';
 import { isReadable, type PictureFingerprint, type StoredMessage } from '../tools/transcript';
 import {
@@ -20,6 +23,7 @@ import {
   isVisionTool,
   planVisionCall,
   recordFor,
+  validateRecord,
   VisionFold,
   type VisionPlan,
   type VisionRecord
@@ -27,7 +31,7 @@ import {
 import type { RenderAnswer } from '../tools/wire';
 import type { Conversation } from './conversation';
 import { FigureClient } from './figure-client';
-import { pictureRequest } from './tools/pictures';
+import { pictureRequest, type PictureRequest } from './tools/pictures';
 
 /** What a card shows for a vision call. */
 export type ViewsState =
@@ -52,6 +56,8 @@ export interface VisionViewsOptions {
   request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T>;
   /** The conversation's notebook (for `cell:` pictures), or null once it is closed. */
   notebook(): INotebookModel | null;
+  /** The shared record of a Vision output's picture, whose bytes its widget's kernel holds. */
+  shared?(address: string): SharedVisionRecord | null;
 }
 
 interface Job {
@@ -179,7 +185,10 @@ export class VisionViews implements IDisposable {
     }
     let plan: VisionPlan;
     try {
-      const record = recordFor(before, message.picture.address);
+      const record =
+        message.record !== undefined
+          ? validateRecord(message.record, message.picture)
+          : recordFor(before, message.picture.address);
       plan = planVisionCall(call.name, call.args, record, message.picture);
     } catch (error) {
       this._set(callId, { kind: 'problem', message: failureText(error, message.picture.address) });
@@ -238,10 +247,16 @@ export class VisionViews implements IDisposable {
    */
   private async _render(job: Job, signal: AbortSignal): Promise<RenderAnswer> {
     const { address, sha256 } = job.picture;
-    const picture = pictureRequest(this._options.notebook(), address);
+    const shared = this._options.shared?.(address) ?? null;
+    const sharedData = shared ? await shared.pictureData(signal) : undefined;
+    const picture: PictureRequest = shared
+      ? { address, ...(sharedData === undefined ? {} : { data: sharedData }) }
+      : pictureRequest(this._options.notebook(), address);
     const body = { expectSha256: sha256, views: [...job.plan.views], record: job.plan.record };
     const sent = this._sent.get(address);
-    if (picture.data !== undefined && sent?.data === picture.data && sent.sha256 === sha256) {
+    // Only `cell:` pictures may be named by sha-256 alone; a shared picture's bytes go each time.
+    const cached = picture.data !== undefined && !shared && sent?.data === picture.data;
+    if (cached && sent?.sha256 === sha256) {
       try {
         return await this._client.call('render', { address, ...body }, signal);
       } catch (error) {

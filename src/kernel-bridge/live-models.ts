@@ -1,9 +1,14 @@
 /**
  * The Vision widget models alive in this page, by model id. The output renderer looks a model up
- * here to show the live widget, and falls back to the saved bundle when there is none.
+ * here to show the live widget, and falls back to the saved bundle when there is none; the chat's
+ * vision tools read and write a model's record here (one record per picture).
  */
 import type { DOMWidgetModel } from '@jupyter-widgets/base';
 import { Signal, type ISignal } from '@lumino/signaling';
+
+import { bytesToBase64 } from '../chat/figure-client';
+import type { LiveVisionWidget, LiveVisionWidgets } from '../tools/host';
+import type { VisionRecord } from '../tools/vision';
 
 /** The widget module the Python side names (`_model_module`). */
 export const WIDGET_MODULE = 'jupyterlab-figure-chat';
@@ -11,10 +16,73 @@ export const WIDGET_MODULE = 'jupyterlab-figure-chat';
 /** This module's version; the Python side asks for `^1.0.0`. */
 export const WIDGET_MODULE_VERSION = '1.0.0';
 
+/** The kernel did not give a widget's picture (wrong answer, comm closed). */
+export class WidgetPictureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WidgetPictureError';
+  }
+}
+
+/** Bytes of a buffer as ipywidgets hands it over (DataView, ArrayBuffer or typed array). */
+function bytesOf(buffer: unknown): Uint8Array | null {
+  if (buffer instanceof DataView || buffer instanceof Uint8Array) {
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  }
+  return buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : null;
+}
+
+/**
+ * The picture's bytes, asked of the kernel with a custom message (`{method: "picture"}`): the
+ * widget carries only a preview, and the full picture crosses the comm only when the chat needs
+ * it to draw views.
+ */
+function askPicture(model: DOMWidgetModel, request: number, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      model.off('msg:custom', onMessage);
+      model.off('comm:close destroy', onClose);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const onMessage = (content: unknown, buffers: unknown): void => {
+      const answer = (content ?? {}) as Record<string, unknown>;
+      if (answer.event !== 'picture' || answer.request !== request) {
+        return;
+      }
+      done();
+      const bytes = Array.isArray(buffers) ? bytesOf(buffers[0]) : null;
+      if (!bytes || !bytes.byteLength) {
+        reject(new WidgetPictureError('The kernel sent no picture bytes for this Vision widget.'));
+        return;
+      }
+      resolve(bytesToBase64(bytes));
+    };
+    const onClose = (): void => {
+      done();
+      reject(new WidgetPictureError('The Vision widget closed (its kernel stopped).'));
+    };
+    const onAbort = (): void => {
+      done();
+      reject(signal.reason);
+    };
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    model.on('msg:custom', onMessage);
+    model.once('comm:close destroy', onClose);
+    signal.addEventListener('abort', onAbort);
+    model.send({ method: 'picture', request }, {});
+  });
+}
+
 /** Live Vision models; owned by the kernel-bridge plugin. */
-export class LiveVisionModels {
+export class LiveVisionModels implements LiveVisionWidgets {
   private readonly _models = new Map<string, DOMWidgetModel>();
   private readonly _changed = new Signal<this, string>(this);
+  /** The picture bytes per model, fetched once. */
+  private readonly _pictures = new WeakMap<DOMWidgetModel, Promise<string>>();
+  private _requests = 0;
 
   /** Emits a model id when its model arrives or goes away. */
   get changed(): ISignal<this, string> {
@@ -23,6 +91,32 @@ export class LiveVisionModels {
 
   get(id: string): DOMWidgetModel | undefined {
     return this._models.get(id);
+  }
+
+  /** The model as the chat's vision tools share it. */
+  widget(id: string): LiveVisionWidget | undefined {
+    const model = this._models.get(id);
+    if (!model) {
+      return undefined;
+    }
+    return {
+      record: () => model.get('_record') as unknown,
+      write: (record: VisionRecord) => {
+        // The kernel checks it again (`check-record`) before `v.marks` takes it.
+        model.set('_record', { image: record.image, marks: record.marks, lastId: record.lastId });
+        model.save_changes();
+      },
+      pictureData: signal => {
+        let bytes = this._pictures.get(model);
+        if (!bytes) {
+          bytes = askPicture(model, ++this._requests, signal);
+          // A failed or cancelled request is asked again next time.
+          bytes.catch(() => this._pictures.delete(model));
+          this._pictures.set(model, bytes);
+        }
+        return bytes;
+      }
+    };
   }
 
   /** Track a model until its comm closes (kernel restarted or shut down, widget closed). */

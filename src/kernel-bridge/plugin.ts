@@ -8,23 +8,25 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { IJupyterWidgetRegistry } from '@jupyter-widgets/base';
 
+import { ILiveVisionWidgets } from '../tokens';
 import { LiveVisionModels, WIDGET_MODULE, WIDGET_MODULE_VERSION } from './live-models';
 import { LIVE_MIME, LIVE_OUTPUT_RANK, LiveOutputRenderer } from './live-output';
 
 /** Figure and Vision from kernel code. */
-export const kernelBridgePlugin: JupyterFrontEndPlugin<void> = {
+export const kernelBridgePlugin: JupyterFrontEndPlugin<ILiveVisionWidgets> = {
   id: 'jupyterlab-figure-chat:kernel-bridge',
   description:
     'Live Vision widgets from kernel code (with ipywidgets), and their saved output without it.',
   autoStart: true,
   requires: [IRenderMimeRegistry],
   optional: [IJupyterWidgetRegistry, ITranslator],
+  provides: ILiveVisionWidgets,
   activate: (
     _: JupyterFrontEnd,
     rendermime: IRenderMimeRegistry,
     widgets: IJupyterWidgetRegistry | null,
     translator: ITranslator | null
-  ) => {
+  ): ILiveVisionWidgets => {
     const trans = (translator ?? nullTranslator).load('jupyterlab_figure_chat');
     const live = new LiveVisionModels();
     rendermime.addFactory(
@@ -46,5 +48,6 @@ export const kernelBridgePlugin: JupyterFrontEndPlugin<void> = {
         return { ...visionWidgetClasses(live, trans) };
       }
     });
+    return live;
   }
 };

@@ -15,6 +15,7 @@ import {
   ICardRendererRegistry,
   IFigureChatSettings,
   IFigureChatSidebar,
+  ILiveVisionWidgets,
   IToolRegistry
 } from '../tokens';
 import { figureChatIcon } from '../widget/icons';
@@ -33,7 +34,7 @@ export const sidebarPlugin: JupyterFrontEndPlugin<IFigureChatSidebar> = {
     INotebookTracker,
     IRenderMimeRegistry
   ],
-  optional: [ITranslator, ILayoutRestorer, ICommandPalette],
+  optional: [ITranslator, ILayoutRestorer, ICommandPalette, ILiveVisionWidgets],
   provides: IFigureChatSidebar,
   activate: (
     app,
@@ -44,7 +45,8 @@ export const sidebarPlugin: JupyterFrontEndPlugin<IFigureChatSidebar> = {
     rendermime: IRenderMimeRegistry,
     translator: ITranslator | null,
     restorer: ILayoutRestorer | null,
-    palette: ICommandPalette | null
+    palette: ICommandPalette | null,
+    liveVision: ILiveVisionWidgets | null
   ): IFigureChatSidebar => {
     const trans = (translator ?? nullTranslator).load('jupyterlab_figure_chat');
     const sidebar = new FigureChatSidebar({
@@ -52,7 +54,8 @@ export const sidebarPlugin: JupyterFrontEndPlugin<IFigureChatSidebar> = {
         registry,
         transport: figureServerTransport(),
         settings: () => settings.current,
-        request: (route, body, signal) => requestFigureServer(route, body, signal)
+        request: (route, body, signal) => requestFigureServer(route, body, signal),
+        liveVision
       },
       settings,
       rendermime,

@@ -10,7 +10,11 @@ import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { z } from 'zod';
 
+import { ToolRegistry } from '../tools/registry';
+import type { ToolHost } from '../tools/host';
+import { presentSvgTool } from '../tools/present-svg';
 import { presentSvgInput } from '../tools/svg';
+import { visionTools } from '../tools/vision-tools';
 import {
   DEFAULT_COLOUR,
   defaultRadius,
@@ -21,6 +25,7 @@ import {
   VisionError,
   type VisionRecord
 } from '../tools/vision';
+import { CheckSvgRequest } from '../tools/wire';
 import { HttpError } from './http';
 import {
   LIMIT_INPUT_PIXELS,
@@ -29,18 +34,14 @@ import {
   readHeader,
   type Picture
 } from './pictures';
-import { renderView } from './render';
+import { kernelToolHost, renderStored, type StoredView } from './kernel-host';
 import { checkSvg } from './svg';
 import { resvgOptions } from './svg-fonts';
 
 /** Most pixels of a figure's PNG fallback: crisp at 2× for small figures, bounded for large ones. */
 export const FIGURE_PNG_MAX_PIXELS = 4_000_000;
 
-/**
- * zlib level of PNGs that go into notebooks. Views for the chat are encoded fast (level 1) since
- * they are looked at once; an output's PNG is stored and shared, so it is worth the smaller file.
- */
-export const STORED_PNG_COMPRESSION_LEVEL = 9;
+export { STORED_PNG_COMPRESSION_LEVEL } from './kernel-host';
 
 /** Longest side of the preview the widget draws marks over. */
 export const PREVIEW_MAX_SIDE = 1600;
@@ -133,14 +134,40 @@ function recordOf(value: unknown, picture: Picture): VisionRecord {
   return record;
 }
 
-/** `figure { svg, alt }`: the present_svg checks, then a PNG fallback rendered by resvg. */
-function figure(body: z.infer<typeof Requests.figure>): KernelAnswer {
+/**
+ * `figure { svg, alt }`: the registry's `present_svg` handler (its arguments checked by the tool's
+ * schema, the SVG by its `check-svg` call, answered here in process), then a PNG fallback
+ * rendered by resvg.
+ */
+async function figure(body: z.infer<typeof Requests.figure>): Promise<KernelAnswer> {
+  const tool = registry.get('present_svg');
   const args = presentSvgInput.safeParse({ svg: body.svg, alt: body.alt });
-  if (!args.success) {
-    const issue = args.error.issues[0];
+  if (!tool || !args.success) {
+    const issue = args.success ? undefined : args.error.issues[0];
     throw new KernelOpError('svg', 'bad-args', issue?.message ?? 'svg and alt are required');
   }
-  const check = checkSvg(args.data.svg);
+  let check: ReturnType<typeof checkSvg> | undefined;
+  const host: ToolHost = {
+    kind: 'figure-chat-kernel',
+    cells: () => null,
+    pictureData: () => undefined,
+    request: <T>(route: string, request: unknown): Promise<T> => {
+      const parsed = CheckSvgRequest.safeParse(request);
+      if (route !== 'check-svg' || !parsed.success) {
+        return Promise.reject(
+          new KernelOpError('request', 'bad-request', `the kernel program has no ${route} route`)
+        );
+      }
+      check = checkSvg(parsed.data.svg);
+      const answer = check.ok ? { ok: true, ...check.value } : { ok: false, error: check.error };
+      return Promise.resolve(answer as T);
+    },
+    vision: { messages: () => [], owner: {} }
+  };
+  const output = await tool.run(args.data, { signal: new AbortController().signal, host });
+  if (!check) {
+    throw new KernelOpError('svg', 'bad-args', output.text.replace(/^Tool error: /, ''));
+  }
   if (!check.ok) {
     throw new KernelOpError('svg', check.error.kind, check.error.message);
   }
@@ -225,23 +252,14 @@ function listText(record: VisionRecord, source: Picture): string {
   return planVisionCall('vision_list', {}, record, source).text;
 }
 
-async function renderAll(
+function storedAnswer(
   source: Picture,
   record: VisionRecord,
-  views: readonly ViewSpec[]
-): Promise<KernelAnswer> {
-  const rendered = await Promise.all(
-    views.map(async view => {
-      const drawn = await renderView(source, view, record);
-      const png = await sharp(drawn.bytes)
-        .png({ compressionLevel: STORED_PNG_COMPRESSION_LEVEL, adaptiveFiltering: true })
-        .toBuffer();
-      return { ...drawn, png };
-    })
-  );
+  rendered: readonly StoredView[]
+): KernelAnswer {
   return {
     json: {
-      specs: views,
+      specs: rendered.map(view => view.spec),
       list: listText(record, source),
       views: rendered.map(({ width, height, caption, png }) => ({
         width,
@@ -254,16 +272,42 @@ async function renderAll(
   };
 }
 
-/** `vision { picture, name, args, record }`: one vision tool call, planned and rendered. */
+async function renderAll(
+  source: Picture,
+  record: VisionRecord,
+  views: readonly ViewSpec[]
+): Promise<KernelAnswer> {
+  return storedAnswer(source, record, await renderStored(source, record, views));
+}
+
+/**
+ * `vision { picture, name, args, record }`: one vision tool call, run by the registry's handler
+ * with the kernel as its host, on the record the kernel holds. The handler is called directly,
+ * not through `registry.call`, so that its errors keep their codes for the Python exceptions.
+ */
 async function vision(body: z.infer<typeof Requests.vision>): Promise<KernelAnswer> {
-  if (!isVisionTool(body.name)) {
+  const tool = registry.get(body.name);
+  if (!tool || !isVisionTool(body.name)) {
     throw new KernelOpError('request', 'bad-request', `unknown vision tool ${body.name}`);
   }
+  if (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args)) {
+    throw new KernelOpError('request', 'bad-request', 'vision: args must be an object');
+  }
   const source = cached(body.picture);
-  const plan = planVisionCall(body.name, body.args, recordOf(body.record, source), source);
-  const answer = await renderAll(source, plan.record, plan.views);
+  const kernel = kernelToolHost(source, recordOf(body.record, source));
+  const output = await tool.run(
+    { ...(body.args as Record<string, unknown>), image: source.address },
+    { signal: new AbortController().signal, host: kernel.host }
+  );
+  if (kernel.failure() !== undefined) {
+    throw kernel.failure();
+  }
+  if (output.status !== 'completed') {
+    throw new KernelOpError('vision', 'bad-args', output.text.replace(/^Tool error: /, ''));
+  }
+  const answer = storedAnswer(source, kernel.record(), kernel.views());
   return {
-    json: { ...answer.json, record: plan.record, text: plan.text },
+    json: { ...answer.json, record: kernel.record(), text: output.text },
     payload: answer.payload
   };
 }
@@ -303,13 +347,20 @@ async function render(body: z.infer<typeof Requests.render>): Promise<KernelAnsw
   return renderAll(source, recordOf(body.record, source), [body.view]);
 }
 
+/** The registry of the tools the kernel runs: the very handlers the chat registers. */
+const registry = new ToolRegistry();
+for (const tool of visionTools) {
+  registry.register(tool);
+}
+registry.register(presentSvgTool);
+
 /** Run one request; every failure becomes a {@link KernelOpError} the Python side can raise. */
 export async function runKernelOp(header: unknown, payload: Buffer): Promise<KernelAnswer> {
   const op = (header as { op?: unknown } | null)?.op;
   try {
     switch (op) {
       case 'figure':
-        return figure(parse(Requests.figure, op, header));
+        return await figure(parse(Requests.figure, op, header));
       case 'picture':
         return await picture(parse(Requests.picture, op, header), payload);
       case 'preview':

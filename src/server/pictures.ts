@@ -169,7 +169,7 @@ export async function readHeader(
 /** What a request says about its picture. */
 export interface PictureRequest {
   readonly address: string;
-  /** Base64 bytes, for `cell:` addresses. */
+  /** Base64 bytes, for `cell:` addresses (or a Vision output's picture, with `expectSha256`). */
   readonly data?: string;
   /** The sha-256 the conversation marked; a different picture now is a 409. */
   readonly expectSha256?: string;
@@ -202,14 +202,20 @@ export async function loadPicture(
         'need-data'
       );
     }
-  } else {
-    if (data !== undefined) {
+  } else if (data !== undefined) {
+    // A picture a Vision output holds, named by the kernel (a file name or `array-…`): its bytes
+    // come from the kernel, pinned to the sha-256 the output stored. Without that pin a path is
+    // the workspace's file, never bytes a caller claims for it.
+    if (expectSha256 === undefined) {
       throw new HttpError(
         400,
-        `"data" is for cell: pictures only; ${address} is read from the workspace.`,
+        `"data" is for cell: pictures, or with "expectSha256" for a Vision output's picture; ${address} is read from the workspace.`,
         'bad-data'
       );
     }
+    bytes = decodeBase64(data, address);
+    digest = sha256(bytes);
+  } else {
     const read = await readWorkspaceFile(
       ctx.root,
       parsed.path,

@@ -3,10 +3,51 @@
  * registry implements (the chat session today; any host that holds a notebook and reaches the
  * figure server). Handlers see it as `context.host`.
  */
-import type { StoredMessage } from './transcript';
+import type { PictureFingerprint, StoredMessage } from './transcript';
+import type { VisionRecord } from './vision';
 
 /** One notebook cell as nbformat JSON (`id`, `cell_type`, `source`, `outputs`…), untrusted. */
 export type NotebookCellJson = Readonly<Record<string, unknown>>;
+
+/**
+ * A picture whose marks live outside the conversation: a Vision output made by kernel code. The
+ * chat's vision tools work on this one record, so what a person clicked in the widget is what the
+ * model sees, and what the model marks shows in the widget and in the kernel's `v.marks`.
+ */
+export interface SharedVisionRecord {
+  /** The picture (address = the record's `image`), as its output stores it. Untrusted, parsed. */
+  readonly picture: PictureFingerprint;
+  /**
+   * Where the record lives: a running Vision widget (edits reach the kernel), or only the saved
+   * output (the kernel is gone: changes stay in the chat until the cell runs again).
+   */
+  readonly where: 'widget' | 'output';
+  /** The record now, as its holder has it; untrusted, the caller checks it. */
+  record(): unknown;
+  /** Write the record back to the widget (the kernel checks it again). Saved outputs have none. */
+  readonly write?: (record: VisionRecord) => void;
+  /**
+   * The picture's base64 bytes, from whoever holds them (the kernel, for a widget); undefined
+   * when no one does any more (then views cannot be drawn, and the tools say so).
+   */
+  pictureData(signal: AbortSignal): Promise<string | undefined>;
+}
+
+/** A Vision widget model alive in this page. */
+export interface LiveVisionWidget {
+  /** The record the model holds now (untrusted). */
+  record(): unknown;
+  /** Set the model's record and send it to the kernel. */
+  write(record: VisionRecord): void;
+  /** The picture's base64 bytes, asked of the kernel (once per picture). */
+  pictureData(signal: AbortSignal): Promise<string>;
+}
+
+/** The Vision widget models of this page, by model id (provided by the kernel bridge). */
+export interface LiveVisionWidgets {
+  /** The model with this id, while its comm is open. */
+  widget(modelId: string): LiveVisionWidget | undefined;
+}
 
 /** The vision state a host keeps: the calls and results that the vision records fold from. */
 export interface ToolHostVision {
@@ -14,6 +55,12 @@ export interface ToolHostVision {
   messages(): StoredMessage[];
   /** The object whose lifetime per-conversation caches (the fold, batch records) follow. */
   readonly owner: object;
+  /**
+   * The shared record of a picture a Vision output holds, found by its picture address or by the
+   * output's own `cell:<id>/<n>` address (both as `notebook_read` lists them); null for any
+   * other picture, whose record the conversation keeps.
+   */
+  shared?(address: string): SharedVisionRecord | null;
 }
 
 /** The host of a tool call. */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 
 import type { ToolHost } from './host';
 import type { PictureFingerprint } from './transcript';
+import type { VisionRecord } from './vision';
 
 /** An image a tool shows to the user and, when it accepts images, to the model. */
 export interface ToolImage {
@@ -26,6 +27,8 @@ export interface ToolOutput {
   readonly images?: ReadonlyArray<ToolImage>;
   /** The picture a vision call worked on. */
   readonly picture?: PictureFingerprint;
+  /** The shared record the vision call started from (see `ToolMessage.record`). */
+  readonly record?: VisionRecord;
 }
 
 /** What a handler may use besides its arguments; supplied by the host (the chat). */

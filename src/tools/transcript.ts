@@ -70,7 +70,14 @@ export const ToolMessage = z
     status: z.enum(['completed', 'failed', 'interrupted']),
     content: z.string(),
     created: z.string().optional(),
-    picture: PictureFingerprint.optional()
+    picture: PictureFingerprint.optional(),
+    /**
+     * The record a vision call started from, when the picture's marks live outside the
+     * conversation (a Vision output from kernel code, which a person edits too): the fold and the
+     * replay start from it, so the transcript shows what the model saw. JSON marks, never pixels;
+     * untrusted, checked like any record. Additive to format v1.
+     */
+    record: z.record(z.string(), z.unknown()).optional()
   })
   .passthrough();
 export type ToolMessage = z.infer<typeof ToolMessage>;

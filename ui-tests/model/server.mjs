@@ -185,6 +185,24 @@ const SCRIPTS = {
     },
     ['Marked the corner; ', 'I read the marks as text.']
   ],
+  // Issue 10 (kernel-bridge.spec.ts): the chat marks a Vision widget's picture, found by the
+  // address notebook_read lists for it, then lists the marks (the person's clicks among them).
+  'vision-widget': [
+    ['Let me find the picture.', structuredCall('call_w0', 'notebook_read', {})],
+    request => {
+      const address =
+        /marked picture (\S+) \(/.exec(lastToolText(request.messages))?.[1] ?? 'missing';
+      return [
+        'Marking it.',
+        structuredCall('call_w1', 'vision_mark', {
+          image: address,
+          marks: [{ at: '40,200,120,280', caption: 'from chat', colour: 'red' }]
+        })
+      ];
+    },
+    ['Listing.', structuredCall('call_w2', 'vision_list', {})],
+    ['Marked the picture.']
+  ],
   // Issue 8: reasoning left in the content as <think> text (Ollama before 0.12.4, vLLM without a
   // reasoning parser), split across deltas the way those servers stream it.
   think: [

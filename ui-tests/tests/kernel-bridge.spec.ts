@@ -5,7 +5,18 @@
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import { createNotebookFile, openNotebook, reloadLab, saveAndCloseAll, SETTINGS } from './helpers';
+import {
+  ask,
+  chat,
+  createNotebookFile,
+  modelRequests,
+  openChat,
+  openNotebook,
+  reloadLab,
+  resetModelLog,
+  saveAndCloseAll,
+  SETTINGS
+} from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -99,23 +110,58 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   await expect(marks.locator('[data-mark]')).toHaveCount(3);
   await expect(marks.locator('[data-mark="4"]')).toContainText('from python');
 
+  // One record per picture: the chat marks the widget's picture by the address notebook_read
+  // lists; the mark shows in the widget and in v.marks, and the model saw the person's marks.
+  await resetModelLog(page);
+  await openChat(page);
+  await ask(page, '[script:vision-widget] mark the picture');
+  await expect(chat(page).locator('.jp-FigureChat-message-mod-assistant').last()).toContainText(
+    'Marked the picture.'
+  );
+  await expect(marks.locator('[data-mark]')).toHaveCount(4);
+  await expect(marks.locator('[data-mark="5"]')).toContainText('from chat');
+  // The mark's view was drawn from the picture the kernel holds.
+  await expect(chat(page).locator('.jp-FigureChat-visionView')).toHaveCount(1);
+  const sent = await modelRequests(page);
+  const toolTexts = sent[sent.length - 1].messages
+    .filter(message => message.role === 'tool')
+    .map(message => String(message.content));
+  expect(toolTexts[1]).toContain('#5');
+  expect(toolTexts[1]).not.toContain('kernel is gone');
+  expect(toolTexts[1]).not.toContain('could not be rendered');
+  expect(toolTexts[2]).toMatch(/#1\b/);
+  expect(toolTexts[2]).toContain('from python');
+  expect(toolTexts[2]).toContain('from chat');
+  await page.notebook.addCell(
+    'code',
+    'print(json.dumps([[m["id"], m["caption"]] for m in v.marks]))'
+  );
+  await page.notebook.runCell(3, true);
+  await expect(cellText(page, 3)).toContainText('from chat');
+  expect(JSON.parse((await cellText(page, 3).textContent()) ?? '[]')).toEqual([
+    [1, ''],
+    [2, ''],
+    [4, 'from python'],
+    [5, 'from chat']
+  ]);
+
   await page.notebook.addCell(
     'code',
     'Figure(\'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80"><rect x="10" y="10" width="150" height="50" fill="teal"/></svg>\', alt="A teal bar")'
   );
-  await page.notebook.runCell(3, true);
-  await expect(cells(page).nth(3).locator('img')).toBeVisible();
+  await page.notebook.runCell(4, true);
+  await expect(cells(page).nth(4).locator('img')).toBeVisible();
 
   await saveAndCloseAll(page);
   const outputs = await savedOutputs(page, path);
   const vision = outputs[0].find(output => output.data?.[FIGURE_MIME]);
   // What is saved is the current record (kept up to date with update_display), and a PNG.
   const bundle = vision?.data?.[FIGURE_MIME] as { record: { marks: Array<{ id: number }> } };
-  expect(bundle.record.marks.map(mark => mark.id)).toEqual([1, 2, 4]);
+  expect(bundle.record.marks.map(mark => mark.id)).toEqual([1, 2, 4, 5]);
   expect(typeof vision?.data?.['image/png']).toBe('string');
   expect(Object.keys(vision?.data ?? {})).toContain('application/vnd.figure-chat.widget+json');
   expect(vision?.data).not.toHaveProperty(['application/vnd.jupyter.widget-view+json']);
-  const figure = outputs[3].find(output => output.data?.[FIGURE_MIME]);
+  const figure = outputs[4].find(output => output.data?.[FIGURE_MIME]);
   expect(figure?.data?.['text/plain']).toBe('A teal bar');
 
   await page.evaluate(() => window.jupyterapp.serviceManager.sessions.shutdownAll());

@@ -1,14 +1,16 @@
 /**
  * The chat session as a {@link ToolHost}: the notebook the conversation belongs to, its cell
- * pictures, the figure server, and the conversation the vision records fold from.
+ * pictures, the figure server, the conversation the vision records fold from, and the records the
+ * notebook's Vision outputs share with the people editing them.
  */
 import type { INotebookModel } from '@jupyterlab/notebook';
 
-import type { NotebookCellJson, ToolHost } from '../../tools/host';
+import type { LiveVisionWidgets, NotebookCellJson, ToolHost } from '../../tools/host';
 import type { ToolContext } from '../../tools/registry';
 import { isReadable } from '../../tools/transcript';
 import type { Conversation } from '../conversation';
 import { pictureRequest } from './pictures';
+import { findSharedVision } from './shared-vision';
 
 /** The host of one chat session: a ToolHost that also exposes the notebook and conversation. */
 export interface ChatToolHost extends ToolHost {
@@ -23,6 +25,8 @@ export interface ChatToolHostOptions {
   notebook(): INotebookModel | null;
   readonly conversation: Conversation;
   request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T>;
+  /** This page's live Vision widgets (the kernel bridge), or null without ipywidgets. */
+  readonly liveVision?: LiveVisionWidgets | null;
 }
 
 /** The cells of a notebook model as nbformat JSON. */
@@ -37,23 +41,23 @@ function cellsOf(model: INotebookModel): NotebookCellJson[] {
 /** The chat session's host. */
 export function createChatToolHost(options: ChatToolHostOptions): ChatToolHost {
   const { conversation } = options;
+  const cells = (): NotebookCellJson[] | null => {
+    const model = options.notebook();
+    return model ? cellsOf(model) : null;
+  };
   return {
     kind: 'figure-chat-session',
     notebook: () => options.notebook(),
     conversation,
-    cells: () => {
-      const model = options.notebook();
-      return model ? cellsOf(model) : null;
-    },
+    cells,
     pictureData: address => pictureRequest(options.notebook(), address).data,
     request: (route, body, signal) => options.request(route, body, signal),
-    vision: { messages: () => conversation.entries.filter(isReadable), owner: conversation }
+    vision: {
+      messages: () => conversation.entries.filter(isReadable),
+      owner: conversation,
+      shared: address => findSharedVision(cells(), address, options.liveVision ?? null)
+    }
   };
-}
-
-/** Whether a host is a chat session's. */
-function isChatHost(host: ToolHost): host is ChatToolHost {
-  return host.kind === 'figure-chat-session' && 'conversation' in host && 'notebook' in host;
 }
 
 /** The host of a tool call. */
@@ -62,13 +66,4 @@ export function toolHost(context: ToolContext): ToolHost {
     throw new Error('this tool needs a host (a notebook and the figure server)');
   }
   return context.host;
-}
-
-/** The chat host of a tool call; throws when a tool runs outside a chat session. */
-export function chatHost(context: ToolContext): ChatToolHost {
-  const host = toolHost(context);
-  if (!isChatHost(host)) {
-    throw new Error('this tool runs only inside a Figure Chat session');
-  }
-  return host;
 }

@@ -17,6 +17,7 @@ import { parseVisionArgs } from './core';
 import { VisionError } from './errors';
 import { applyMarkArgs, applyUpdateArgs, emptyRecord, type VisionRecord } from './record';
 import { isVisionTool, type VisionToolName } from './schemas';
+import { validateRecord } from './validate';
 
 /** Something in the transcript the fold could not use. */
 export interface FoldProblem {
@@ -89,7 +90,10 @@ function commit(
   };
   const named = typeof call.args.image === 'string' ? call.args.image : undefined;
   const fingerprint = message.picture;
-  if (named !== undefined && fingerprint && fingerprint.address !== named) {
+  // A shared record (a Vision output's) is found by its picture or by its output's address, so
+  // the result may name the picture where the call named the output.
+  const shared = message.record !== undefined && fingerprint !== undefined;
+  if (!shared && named !== undefined && fingerprint && fingerprint.address !== named) {
     problem(
       `${call.name} names ${named} but its result is for ${fingerprint.address}; call ignored.`
     );
@@ -112,8 +116,15 @@ function commit(
     problem(`${call.name} on ${address} has no picture size in its result; call ignored.`);
     return;
   }
-  const record = state.records.get(address) ?? emptyRecord(address);
+  let record = state.records.get(address) ?? emptyRecord(address);
   try {
+    if (shared) {
+      // The call started from the marks a person may have changed outside the conversation.
+      record = validateRecord(message.record, size);
+      if (record.image !== address) {
+        throw new VisionError('bad-args', `its record is for ${record.image}.`);
+      }
+    }
     const next =
       call.name === 'vision_mark'
         ? applyMarkArgs(record, parseVisionArgs(call.name, call.args), size).record
