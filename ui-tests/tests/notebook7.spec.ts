@@ -1,7 +1,8 @@
 /**
  * Figure Chat in Jupyter Notebook 7's notebook view (`jupyter notebook`, started by
  * playwright.notebook.config.js): the sidebar opens beside the notebook, a figure and a vision view
- * show inline, and after save and reload the conversation replays with the same pictures.
+ * show inline, and after save and reload the conversation replays with the same pictures; from
+ * kernel code, a Vision widget takes a click that `v.marks` shows, and a Figure output renders.
  * Notebook 7 is not JupyterLab, so this uses plain Playwright pages, not Galata's fixtures.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -105,7 +106,10 @@ test('sidebar, figure, vision and replay in the notebook view', async ({ page, r
 
 const WIDGET_NOTEBOOK = 'nb7-widget.ipynb';
 
-/** Run one cell of the notebook shown as a person does: click into it, Shift+Enter. */
+/**
+ * Run one cell of the notebook shown as a person does: click into it, Shift+Enter. (Galata's
+ * notebook helpers need its JupyterLab page fixture, which Notebook 7 pages do not have.)
+ */
 async function runCellAt(page: Page, index: number): Promise<void> {
   const cell = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell').nth(index);
   await cell.locator('.jp-InputArea-editor').click();
