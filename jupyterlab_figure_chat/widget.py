@@ -16,6 +16,7 @@ displaying widget" for it, and nbconvert and GitHub show the PNG.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
@@ -33,6 +34,11 @@ WIDGET_MODULE_VERSION = "^1.0.0"
 
 #: The output entry naming the live widget model; rendered only by this extension.
 LIVE_MIME = "application/vnd.figure-chat.widget+json"
+
+#: Seconds after the person's last edit before the saved output is re-rendered. Rendering the map
+#: of a 4000×3000 picture takes the kernel 1–2 s (bench/widget-click); done per click, it held
+#: every following click (and so ``v.marks``) back by that long.
+EDIT_REFRESH_DELAY = 1.0
 
 
 class Vision(ipywidgets.DOMWidget, VisionCore):
@@ -65,6 +71,7 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         self._display_id = f"figure-chat-{uuid.uuid4().hex}"
         self._displayed = False
         self._accepted: dict[str, Any] = {}
+        self._pending_refresh: asyncio.TimerHandle | None = None
         self._setup(picture, address)
         self._address = self.address
         self._width = self.width
@@ -110,13 +117,29 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             return
         self._problem = ""
         self._accepted = answer["record"]
-        self._refresh_display()
+        self._refresh_display_soon()
 
     @property
     def _current(self) -> dict[str, Any]:
         return self._accepted
 
+    def _refresh_display_soon(self) -> None:
+        """Re-render the saved output once the person pauses: ``v.marks`` is current at once, and
+        a run of clicks costs one render, not one each."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            # No event loop (a plain Python process): nothing can wait, so render now.
+            self._refresh_display()
+            return
+        if self._pending_refresh is not None:
+            self._pending_refresh.cancel()
+        self._pending_refresh = loop.call_later(EDIT_REFRESH_DELAY, self._refresh_display)
+
     def _refresh_display(self) -> None:
+        if self._pending_refresh is not None:
+            self._pending_refresh.cancel()
+            self._pending_refresh = None
         if self._displayed:
             data, metadata = self._output_bundle()
             update_display(data, metadata=metadata, raw=True, display_id=self._display_id)

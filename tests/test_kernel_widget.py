@@ -3,6 +3,8 @@ tools' own validation before ``v.marks`` takes it, and assignments reach the syn
 
 from __future__ import annotations
 
+import asyncio
+
 import numpy as np
 import pytest
 
@@ -94,3 +96,31 @@ def test_the_picture_goes_to_the_chat_on_request_over_a_real_kernel_comm():
         client.stop_channels()
         manager.shutdown_kernel(now=True)
 
+
+def test_edits_from_the_view_rerender_the_saved_output_once_the_person_pauses(vision: Vision, monkeypatch):
+    # Rendering the saved map of a big picture blocks the kernel for a second or two; per click, it
+    # held the next clicks back (bench/widget-click). v.marks must follow at once, the render later.
+    from jupyterlab_figure_chat import widget
+
+    rendered: list[str] = []
+    monkeypatch.setattr(widget, "update_display", lambda data, **_: rendered.append(data["text/plain"]))
+    monkeypatch.setattr(widget, "EDIT_REFRESH_DELAY", 0.05)
+    vision._displayed = True
+
+    def record(count: int) -> dict:
+        marks = [
+            {"id": i, "kind": "point", "x": 10 * i, "y": 20, "r": 6, "caption": "", "colour": "green"}
+            for i in range(1, count + 1)
+        ]
+        return {"image": vision.address, "lastId": count, "marks": marks}
+
+    async def clicks() -> None:
+        for count in (1, 2, 3):
+            vision.set_state({"_record": record(count)})
+            assert len(vision.marks) == count
+        assert rendered == []
+        await asyncio.sleep(0.5)
+
+    asyncio.run(clicks())
+    assert len(rendered) == 1
+    assert "#3" in rendered[0]

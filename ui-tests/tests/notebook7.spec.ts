@@ -1,7 +1,8 @@
 /**
  * Figure Chat in Jupyter Notebook 7's notebook view (`jupyter notebook`, started by
  * playwright.notebook.config.js): the sidebar opens beside the notebook, a figure and a vision view
- * show inline, and after save and reload the conversation replays with the same pictures.
+ * show inline, and after save and reload the conversation replays with the same pictures; from
+ * kernel code, a Vision widget takes a click that `v.marks` shows, and a Figure output renders.
  * Notebook 7 is not JupyterLab, so this uses plain Playwright pages, not Galata's fixtures.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -101,4 +102,75 @@ test('sidebar, figure, vision and replay in the notebook view', async ({ page, r
   expect(await figureImage.getAttribute('src')).toBe(figure);
   await expect(viewImage).toHaveCount(1);
   expect(await viewImage.getAttribute('src')).toBe(view);
+});
+
+const WIDGET_NOTEBOOK = 'nb7-widget.ipynb';
+
+/**
+ * Run one cell of the notebook shown as a person does: click into it, Shift+Enter. (Galata's
+ * notebook helpers need its JupyterLab page fixture, which Notebook 7 pages do not have.)
+ */
+async function runCellAt(page: Page, index: number): Promise<void> {
+  const cell = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell').nth(index);
+  await cell.locator('.jp-InputArea-editor').click();
+  await page.keyboard.press('Shift+Enter');
+  await expect(cell.locator('.jp-InputPrompt')).toHaveText(/\[\d+\]/, { timeout: 60000 });
+}
+
+test('a Vision widget takes a click that v.marks shows, and a Figure renders, in the notebook view', async ({
+  page,
+  request
+}) => {
+  const code = (source: string, index: number) => ({
+    id: `widget-${index}`,
+    cell_type: 'code',
+    source,
+    metadata: {},
+    outputs: [],
+    execution_count: null
+  });
+  const content = {
+    cells: [
+      'import json\nimport numpy as np\nfrom jupyterlab_figure_chat import Figure, Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv',
+      'print(json.dumps(v.marks))',
+      'Figure(\'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80"><rect x="10" y="10" width="150" height="50" fill="teal"/></svg>\', alt="A teal bar")'
+    ].map(code),
+    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
+    nbformat: 4,
+    nbformat_minor: 5
+  };
+  const created = await request.put(`${SERVER_URL}api/contents/${WIDGET_NOTEBOOK}`, {
+    data: { type: 'notebook', format: 'json', content }
+  });
+  expect(created.ok()).toBeTruthy();
+  await page.goto(`${SERVER_URL}notebooks/${WIDGET_NOTEBOOK}`);
+  await page.waitForFunction(
+    () => window.jupyterapp?.commands.hasCommand('figure-chat:open') === true,
+    undefined,
+    { timeout: 60000 }
+  );
+  const cells = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell');
+  await expect(cells).toHaveCount(3);
+
+  await runCellAt(page, 0);
+  const marks = page.locator('.jp-FigureChat-visionMarks');
+  await expect(marks).toBeVisible({ timeout: 60000 });
+  await marks.evaluate(node => node.scrollIntoView({ block: 'center' }));
+  const box = await marks.boundingBox();
+  expect(box).not.toBeNull();
+  // Picture pixel (100, 60) of the 400×300 picture.
+  await page.mouse.click(box!.x + (100.5 / 400) * box!.width, box!.y + (60.5 / 300) * box!.height);
+  await expect(marks.locator('[data-mark]')).toHaveCount(1);
+
+  await runCellAt(page, 1);
+  const printed = cells.nth(1).locator('.jp-OutputArea-output');
+  await expect(printed).toContainText('"kind": "point"', { timeout: 60000 });
+  const read = JSON.parse((await printed.textContent()) ?? '[]') as Array<Record<string, number>>;
+  expect(read).toHaveLength(1);
+  expect(Math.abs(read[0].x - 100)).toBeLessThanOrEqual(2);
+  expect(Math.abs(read[0].y - 60)).toBeLessThanOrEqual(2);
+
+  await runCellAt(page, 2);
+  await expect(cells.nth(2).locator('.jp-OutputArea-output img')).toBeVisible({ timeout: 60000 });
+  await expect(page.locator('.jp-Notebook')).not.toContainText('Error displaying widget');
 });
