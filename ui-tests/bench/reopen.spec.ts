@@ -28,11 +28,18 @@ function measure(expected: { figures: number; views: number }): Promise<{
   const view = (): HTMLElement | null =>
     document.querySelector('#jp-figure-chat-sidebar .jp-FigureChat-view:not(.lm-mod-hidden)');
   const t0 = performance.now();
-  return new Promise(resolve => {
+  return new Promise((resolve, reject) => {
     let shown = -1;
     let viewport = -1;
     let onScreen = 0;
     const check = (): void => {
+      try {
+        step();
+      } catch (error) {
+        reject(error);
+      }
+    };
+    const step = (): void => {
       const now = performance.now();
       const root = view();
       const scroller = root?.querySelector('.jp-FigureChat-scroller');
@@ -44,9 +51,12 @@ function measure(expected: { figures: number; views: number }): Promise<{
         shown = now;
       }
       const area = scroller.getBoundingClientRect();
+      // The chat's visible area: the scroller's box, within the window.
+      const top = Math.max(area.top, 0);
+      const bottom = Math.min(area.bottom, window.innerHeight);
       const within = (element: Element): boolean => {
         const box = element.getBoundingClientRect();
-        return box.bottom > area.top && box.top < area.bottom && box.height > 0;
+        return box.bottom > top && box.top < bottom && box.height > 0;
       };
       const decoded = (image: HTMLImageElement): boolean =>
         image.complete && image.naturalWidth > 0;
@@ -72,6 +82,13 @@ function measure(expected: { figures: number; views: number }): Promise<{
       if (viewport >= 0 && figures >= expected.figures && views >= expected.views) {
         resolve({ shown: shown - t0, viewport: viewport - shown, all: now - shown, onScreen });
         return;
+      }
+      if (now - t0 > 60000) {
+        // Never reached: say what was missing rather than time out silently.
+        const visible = images.filter(within);
+        throw new Error(
+          `after 60 s: ${figures} figures and ${views} views in the chat; in the viewport ${visible.length} images, ${visible.filter(decoded).length} decoded, ${waiting.filter(within).length} waiting`
+        );
       }
       requestAnimationFrame(check);
     };

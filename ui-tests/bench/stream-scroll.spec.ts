@@ -59,9 +59,12 @@ function viewportReady(): Promise<void> {
   ) as HTMLElement;
   const ready = (): boolean => {
     const area = scroller.getBoundingClientRect();
+    // The chat's visible area: the scroller's box, within the window.
+    const top = Math.max(area.top, 0);
+    const bottom = Math.min(area.bottom, window.innerHeight);
     const within = (element: Element): boolean => {
       const box = element.getBoundingClientRect();
-      return box.bottom > area.top && box.top < area.bottom && box.height > 0;
+      return box.bottom > top && box.top < bottom && box.height > 0;
     };
     const pending = Array.from(
       scroller.querySelectorAll('.jp-FigureChat-vision, .jp-FigureChat-lazy')
