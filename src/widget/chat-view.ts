@@ -458,12 +458,9 @@ export class ChatView extends Widget {
           name === 'present_svg'
             ? 'figure'
             : `vision:${this.session.visionViews.state(callId).kind}`;
-        const renderNear = (): HTMLElement => {
-          // A card coming into view has its views drawn next.
-          this.session.visionViews.prioritize(callId);
-          return render();
-        };
-        const element = shown ? this._lazy.now(kind, render) : this._lazy.defer(kind, renderNear);
+        // A card coming into view has its views drawn next.
+        const near = (): void => this.session.visionViews.prioritize(callId);
+        const element = shown ? this._lazy.now(kind, render) : this._lazy.defer(kind, render, near);
         return { element, signature };
       }
       case 'unreadable': {

@@ -22,6 +22,8 @@ const DEFAULT_HEIGHT_PX = 320;
 interface Deferred {
   readonly render: () => HTMLElement;
   readonly kind: string;
+  /** Called when the part comes near the visible area (not when rendered in the background). */
+  readonly near?: () => void;
 }
 
 /** Deferred rendering for one scrolling container. */
@@ -57,8 +59,9 @@ export class LazyRenderer {
   /**
    * A placeholder that becomes `render()` once near the visible area (or in the background).
    * `kind` groups parts of similar height: a placeholder takes the height of the first of its kind.
+   * `near` is called when the part comes near the visible area, the newest of a batch last.
    */
-  defer(kind: string, render: () => HTMLElement): HTMLElement {
+  defer(kind: string, render: () => HTMLElement, near?: () => void): HTMLElement {
     const holder = document.createElement('div');
     holder.className = 'jp-FigureChat-lazy';
     holder.style.minHeight = `${this._heights.get(kind) ?? DEFAULT_HEIGHT_PX}px`;
@@ -66,7 +69,7 @@ export class LazyRenderer {
       this._fill(holder, { render, kind });
       return holder;
     }
-    this._pending.set(holder, { render, kind });
+    this._pending.set(holder, { render, kind, near });
     this._observer.observe(holder);
     this._scheduleBackground();
     return holder;
@@ -123,10 +126,14 @@ export class LazyRenderer {
     if (this._disposed) {
       return;
     }
-    // The newest (lowest) first: the chat opens at the end of the conversation.
+    // In page order, so the newest (lowest) is announced last: what is announced last is
+    // served first (the views queue draws its newest job first).
     const near = entries
       .filter(entry => entry.isIntersecting)
-      .sort((a, b) => b.boundingClientRect.top - a.boundingClientRect.top);
+      .sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top);
+    for (const entry of near) {
+      this._pending.get(entry.target as HTMLElement)?.near?.();
+    }
     for (const entry of near) {
       this._take(entry.target as HTMLElement);
     }

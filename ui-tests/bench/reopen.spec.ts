@@ -6,7 +6,7 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 
-import { chat, openChat, SETTINGS } from '../tests/helpers';
+import { chat, openChat, saveAndCloseAll, SETTINGS } from '../tests/helpers';
 import { benchNotebook } from './conversation';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
@@ -19,7 +19,7 @@ const VIEWS = 20;
  * (1) every figure and view in the chat's visible area decoded, and (2) every one of them
  * rendered: figures checked and decoded where they are in the page, every view drawn.
  */
-function measure(expected: { figures: number; views: number }): Promise<{
+function measure(expected: { figures: number; views: number; name: string }): Promise<{
   shown: number;
   viewport: number;
   all: number;
@@ -43,7 +43,13 @@ function measure(expected: { figures: number; views: number }): Promise<{
       const now = performance.now();
       const root = view();
       const scroller = root?.querySelector('.jp-FigureChat-scroller');
-      if (!root || !scroller || !root.querySelector('.jp-FigureChat-message')) {
+      const title = document.querySelector('#jp-figure-chat-sidebar .jp-FigureChat-header-title');
+      if (
+        !root ||
+        !scroller ||
+        !root.querySelector('.jp-FigureChat-message') ||
+        !title?.textContent?.endsWith(expected.name)
+      ) {
         requestAnimationFrame(check);
         return;
       }
@@ -115,7 +121,7 @@ test('reopen a 200-message conversation with 40 figures and 20 views', async ({
   const run = async (label: string, command: () => Promise<void>): Promise<void> => {
     const measuring = page.evaluate(
       ({ fn, expected }) => new Function(`return (${fn})(${JSON.stringify(expected)})`)(),
-      { fn: measure.toString(), expected: { figures: FIGURES, views: VIEWS } }
+      { fn: measure.toString(), expected: { figures: FIGURES, views: VIEWS, name: 'reopen.ipynb' } }
     ) as Promise<{ shown: number; viewport: number; all: number; onScreen: number }>;
     await command();
     const times = await measuring;
@@ -131,8 +137,7 @@ test('reopen a 200-message conversation with 40 figures and 20 views', async ({
   await run('first open', open(path));
   await expect(chat(page).locator('.jp-FigureChat-message').last()).toBeInViewport();
   // Close it and open it again in the same browser session (views may be cached for the session).
-  await page.evaluate(async () => window.jupyterapp.commands.execute('application:close-all'));
-  await expect(page.locator('#jp-main-dock-panel .jp-NotebookPanel')).toHaveCount(0);
+  await saveAndCloseAll(page);
   await run('reopened in the same session', open(path));
   // Switch to another notebook and back.
   await page.evaluate(async file => {
