@@ -126,6 +126,8 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
     const scroller = document.querySelector(
       '#jp-figure-chat-sidebar .jp-FigureChat-view:not(.lm-mod-hidden) .jp-FigureChat-scroller'
     ) as HTMLElement;
+    // The reader scrolls up (a wheel turn), then all the way to the top.
+    scroller.dispatchEvent(new WheelEvent('wheel', { deltaY: -120 }));
     scroller.scrollTop = 0;
     await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
     const intervals: number[] = [];
@@ -187,6 +189,15 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
     }).observe(messages, { childList: true, subtree: true });
     return performance.now();
   });
+  // FIGURE_CHAT_BENCH_PROFILE=1: where the main thread spends the stream (self time by function).
+  const profiler = process.env.FIGURE_CHAT_BENCH_PROFILE
+    ? await page.context().newCDPSession(page)
+    : null;
+  if (profiler) {
+    await profiler.send('Profiler.enable');
+    await profiler.send('Profiler.setSamplingInterval', { interval: 1000 });
+    await profiler.send('Profiler.start');
+  }
   await input.press('Enter');
   await expect(chat(page).locator('.jp-FigureChat-send')).toHaveText('Stop');
   await expect(chat(page).locator('.jp-FigureChat-send')).toHaveText('Send', { timeout: 240000 });
@@ -209,6 +220,21 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
     };
   }, sent);
   const streamTasks = await stopLongTasks(page);
+  if (profiler) {
+    const { profile } = await profiler.send('Profiler.stop');
+    const self = new Map<string, number>();
+    const byId = new Map(profile.nodes.map(node => [node.id, node]));
+    const deltas = profile.timeDeltas ?? [];
+    (profile.samples ?? []).forEach((id, i) => {
+      const frame = byId.get(id)?.callFrame;
+      const name = `${frame?.functionName || '(anonymous)'} ${frame?.url.split('/').pop() ?? ''}:${frame?.lineNumber ?? 0}`;
+      self.set(name, (self.get(name) ?? 0) + (deltas[i] ?? 0) / 1000);
+    });
+    const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
+    console.log(
+      `bench stream profile (self ms): ${top.map(([name, ms]) => `${name} ${Math.round(ms)}`).join('; ')}`
+    );
+  }
   console.log(
     `bench stream: 2 MB reply in 1-character deltas over ${stream.seconds.toFixed(1)} s; ${describe(streamTasks)}; ${stream.blocks} Markdown blocks shown, ${stream.added} block elements added in all (first block kept: ${stream.firstKept}); ${stream.plain} ${stream.error}`
   );
