@@ -48,6 +48,41 @@ async function stopLongTasks(page: IJupyterLabPageFixture): Promise<LongTasks> {
   });
 }
 
+type Profiler = Awaited<ReturnType<ReturnType<IJupyterLabPageFixture['context']>['newCDPSession']>>;
+
+/** FIGURE_CHAT_BENCH_PROFILE=1: sample the main thread (CPU profile over CDP). */
+async function startProfile(page: IJupyterLabPageFixture): Promise<Profiler | null> {
+  if (!process.env.FIGURE_CHAT_BENCH_PROFILE) {
+    return null;
+  }
+  const profiler = await page.context().newCDPSession(page.mainFrame());
+  await profiler.send('Profiler.enable');
+  await profiler.send('Profiler.setSamplingInterval', { interval: 1000 });
+  await profiler.send('Profiler.start');
+  return profiler;
+}
+
+/** Print where the main thread spent its time: self time by function, the top 15. */
+async function stopProfile(profiler: Profiler | null, label: string): Promise<void> {
+  if (!profiler) {
+    return;
+  }
+  const { profile } = await profiler.send('Profiler.stop');
+  await profiler.detach();
+  const self = new Map<string, number>();
+  const byId = new Map(profile.nodes.map(node => [node.id, node]));
+  const deltas = profile.timeDeltas ?? [];
+  (profile.samples ?? []).forEach((id, i) => {
+    const frame = byId.get(id)?.callFrame;
+    const name = `${frame?.functionName || '(anonymous)'} ${frame?.url.split('/').pop() ?? ''}:${frame?.lineNumber ?? 0}`;
+    self.set(name, (self.get(name) ?? 0) + (deltas[i] ?? 0) / 1000);
+  });
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
+  console.log(
+    `bench ${label} profile (self ms): ${top.map(([name, ms]) => `${name} ${Math.round(ms)}`).join('; ')}`
+  );
+}
+
 function describe(tasks: LongTasks): string {
   return `${tasks.count} long tasks, ${tasks.totalMs} ms in total, longest ${tasks.longestMs} ms`;
 }
@@ -122,6 +157,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
 
   // Scroll: top to bottom, 120 px a frame, as a fast wheel does; frame intervals from rAF.
   await startLongTasks(page);
+  const scrollProfile = await startProfile(page);
   const frames = await page.evaluate(async () => {
     const scroller = document.querySelector(
       '#jp-figure-chat-sidebar .jp-FigureChat-view:not(.lm-mod-hidden) .jp-FigureChat-scroller'
@@ -161,6 +197,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
     };
   });
   const scrollTasks = await stopLongTasks(page);
+  await stopProfile(scrollProfile, 'scroll');
   console.log(
     `bench scroll: ${frames.frames} frames over ${frames.height} px in ${frames.seconds.toFixed(1)} s; frame interval median ${frames.median.toFixed(1)} ms, p95 ${frames.p95.toFixed(1)} ms, worst ${Math.round(frames.worst)} ms, ${frames.over50} frames > 50 ms; ${describe(scrollTasks)}`
   );
@@ -189,15 +226,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
     }).observe(messages, { childList: true, subtree: true });
     return performance.now();
   });
-  // FIGURE_CHAT_BENCH_PROFILE=1: where the main thread spends the stream (self time by function).
-  const profiler = process.env.FIGURE_CHAT_BENCH_PROFILE
-    ? await page.context().newCDPSession(page)
-    : null;
-  if (profiler) {
-    await profiler.send('Profiler.enable');
-    await profiler.send('Profiler.setSamplingInterval', { interval: 1000 });
-    await profiler.send('Profiler.start');
-  }
+  const streamProfile = await startProfile(page);
   await input.press('Enter');
   await expect(chat(page).locator('.jp-FigureChat-send')).toHaveText('Stop');
   await expect(chat(page).locator('.jp-FigureChat-send')).toHaveText('Send', { timeout: 240000 });
@@ -220,21 +249,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
     };
   }, sent);
   const streamTasks = await stopLongTasks(page);
-  if (profiler) {
-    const { profile } = await profiler.send('Profiler.stop');
-    const self = new Map<string, number>();
-    const byId = new Map(profile.nodes.map(node => [node.id, node]));
-    const deltas = profile.timeDeltas ?? [];
-    (profile.samples ?? []).forEach((id, i) => {
-      const frame = byId.get(id)?.callFrame;
-      const name = `${frame?.functionName || '(anonymous)'} ${frame?.url.split('/').pop() ?? ''}:${frame?.lineNumber ?? 0}`;
-      self.set(name, (self.get(name) ?? 0) + (deltas[i] ?? 0) / 1000);
-    });
-    const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
-    console.log(
-      `bench stream profile (self ms): ${top.map(([name, ms]) => `${name} ${Math.round(ms)}`).join('; ')}`
-    );
-  }
+  await stopProfile(streamProfile, 'stream');
   console.log(
     `bench stream: 2 MB reply in 1-character deltas over ${stream.seconds.toFixed(1)} s; ${describe(streamTasks)}; ${stream.blocks} Markdown blocks shown, ${stream.added} block elements added in all (first block kept: ${stream.firstKept}); ${stream.plain} ${stream.error}`
   );
