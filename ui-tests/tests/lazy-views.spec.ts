@@ -76,9 +76,9 @@ test('a long conversation opens at the newest message and draws its newest views
   );
   expect(order).toEqual(Array.from({ length: VIEWS }, (_, i) => `v${VIEWS - i}`));
   expect(renders).toHaveLength(VIEWS);
-  // Scrolled to the top, the oldest figure is there, drawn.
-  await view.locator('.jp-FigureChat-scroller').evaluate(scroller => (scroller.scrollTop = 0));
+  // Scrolled up to it, the oldest figure is there, drawn.
   const first = view.locator('.jp-FigureChat-figure-image-mod-svg').first();
+  await first.scrollIntoViewIfNeeded();
   await expect(first).toBeInViewport();
   await expect
     .poll(() => first.evaluate(image => (image as HTMLImageElement).naturalWidth))
