@@ -84,7 +84,6 @@ export class ChatView extends Widget {
   private _settleFrame = 0;
   private _follow = true;
   private _lastHeight = 0;
-  private _lastTop = 0;
 
   constructor(private readonly _options: ChatViewOptions) {
     super();
@@ -152,7 +151,6 @@ export class ChatView extends Widget {
     this._follow = true;
     this._jump.hidden = true;
     this._scroller.scrollTop = this._scroller.scrollHeight;
-    this._lastTop = this._scroller.scrollTop;
   }
 
   /**
@@ -196,16 +194,10 @@ export class ChatView extends Widget {
     } else if (event.type === 'scroll') {
       const distance =
         this._scroller.scrollHeight - this._scroller.scrollTop - this._scroller.clientHeight;
-      const top = this._scroller.scrollTop;
-      if (top < this._lastTop && distance >= FOLLOW_SLACK_PX) {
-        // Moving up, away from the end, is the reader (a scrollbar drag too), even while parts
-        // render and the height changes.
-        this._follow = false;
-      } else if (this._scroller.scrollHeight === this._lastHeight || distance < FOLLOW_SLACK_PX) {
-        // A scroll caused by content growing below is not the reader leaving the end.
+      // A scroll caused by content growing below is not the reader leaving the end.
+      if (this._scroller.scrollHeight === this._lastHeight || distance < FOLLOW_SLACK_PX) {
         this._follow = distance < FOLLOW_SLACK_PX;
       }
-      this._lastTop = top;
       this._lastHeight = this._scroller.scrollHeight;
       if (this._follow) {
         this._jump.hidden = true;
@@ -303,7 +295,6 @@ export class ChatView extends Widget {
   private _settle(): void {
     if (this._follow) {
       this._scroller.scrollTop = this._scroller.scrollHeight;
-      this._lastTop = this._scroller.scrollTop;
     } else if (this._scroller.scrollHeight > this._lastHeight) {
       this._jump.hidden = false;
     }
