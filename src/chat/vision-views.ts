@@ -32,6 +32,7 @@ import type { RenderAnswer } from '../tools/wire';
 import type { Conversation } from './conversation';
 import { FigureClient } from './figure-client';
 import { pictureRequest, type PictureRequest } from './tools/pictures';
+import { cachedViews, sessionViewCache, ViewCache } from './view-cache';
 
 /** What a card shows for a vision call. */
 export type ViewsState =
@@ -78,6 +79,11 @@ function failureText(error: unknown, address: string): string {
   return `The views of ${address} could not be rendered: ${message}`;
 }
 
+/** What determines a call's view pixels: the picture's fingerprint, the record, the view specs. */
+function cacheKey(plan: VisionPlan, picture: PictureFingerprint): string {
+  return ViewCache.key(picture.sha256, plan.record, plan.views);
+}
+
 /** The vision views of one conversation. */
 export class VisionViews implements IDisposable {
   private readonly _fold = new VisionFold();
@@ -116,6 +122,17 @@ export class VisionViews implements IDisposable {
 
   get isDisposed(): boolean {
     return this._isDisposed;
+  }
+
+  /**
+   * Draw this call's views next (its card came near the chat's visible area). Without a call the
+   * newest queued views are drawn first: the chat opens at the end of the conversation.
+   */
+  prioritize(callId: string): void {
+    const at = this._queue.findIndex(job => job.callId === callId);
+    if (at >= 0) {
+      this._queue.push(...this._queue.splice(at, 1));
+    }
   }
 
   /** The views of a call, as the card should show them. */
@@ -212,14 +229,24 @@ export class VisionViews implements IDisposable {
     this._draining = true;
     try {
       let job: Job | undefined;
-      while (!this._isDisposed && (job = this._queue.shift())) {
+      // Newest (or prioritized) first, from the end of the queue.
+      while (!this._isDisposed && (job = this._queue.pop())) {
         const signal = this._abort.signal;
         try {
-          const answer = await this._render(job, signal);
+          // Drawn earlier in this browser session (the notebook was closed and opened again)?
+          const key = cacheKey(job.plan, job.picture);
+          const data = pictureRequest(this._options.notebook(), job.picture.address).data;
+          // (Only notebook pictures: their bytes are here to check; a file is checked by the server.)
+          const cached =
+            data !== undefined && sessionViewCache.has(key)
+              ? await cachedViews(key, data, job.picture.sha256)
+              : undefined;
+          const views = cached ?? (await this._render(job, signal)).views;
           if (!signal.aborted) {
+            sessionViewCache.set(key, views);
             this._set(job.callId, {
               kind: 'ready',
-              views: answer.views,
+              views,
               record: job.plan.record
             });
           }

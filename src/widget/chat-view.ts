@@ -15,7 +15,9 @@ import type { ChatSession } from '../chat/session';
 import type { AssistantMessage } from '../tools/transcript';
 import type { CardRenderContext, CardRendererRegistry } from './card-renderers';
 import { AssistantMessageView, renderUserMessage, type MessageActions } from './chat-items';
+import { isVisionTool } from '../tools/vision';
 import { Composer } from './composer';
+import { LazyRenderer } from './lazy-render';
 import { RenderQueue } from './markdown-view';
 
 /** What a chat view needs from the extension. */
@@ -72,12 +74,14 @@ export class ChatView extends Widget {
   private readonly _jump: HTMLButtonElement;
   private readonly _composer: Composer;
   private readonly _queue = new RenderQueue();
+  private readonly _lazy: LazyRenderer;
   private readonly _rendered = new Map<
     string,
     { element: HTMLElement; signature: string; assistant?: AssistantMessageView }
   >();
   private readonly _actions: MessageActions;
   private _frame = 0;
+  private _settleFrame = 0;
   private _follow = true;
   private _lastHeight = 0;
 
@@ -92,6 +96,7 @@ export class ChatView extends Widget {
     this._messages.setAttribute('role', 'log');
     this._messages.setAttribute('aria-live', 'polite');
     this._scroller.append(this._messages);
+    this._lazy = new LazyRenderer(this._scroller, () => this._settleSoon());
     this._jump = document.createElement('button');
     this._jump.type = 'button';
     this._jump.className = 'jp-FigureChat-jump jp-mod-styled';
@@ -236,7 +241,9 @@ export class ChatView extends Widget {
       return;
     }
     cancelAnimationFrame(this._frame);
+    cancelAnimationFrame(this._settleFrame);
     this._queue.dispose();
+    this._lazy.dispose();
     this._composer.dispose();
     this.session.conversation.changed.disconnect(this._schedule, this);
     this.session.visionViews.changed.disconnect(this._schedule, this);
@@ -267,6 +274,21 @@ export class ChatView extends Widget {
       return;
     }
     this.session.retry(user, message);
+  }
+
+  /**
+   * Settle once before the next frame, however many messages rendered in this task: reading the
+   * height lays out the whole chat, which for a long conversation costs more than a render.
+   */
+  private _settleSoon(): void {
+    if (!this._settleFrame) {
+      this._settleFrame = requestAnimationFrame(() => {
+        this._settleFrame = 0;
+        if (!this.isDisposed) {
+          this._settle();
+        }
+      });
+    }
   }
 
   /** After the content grew: stay at the end when following, else offer the jump. */
@@ -347,7 +369,13 @@ export class ChatView extends Widget {
       const signature = signatureOf(item, views);
       let rendered = this._rendered.get(key);
       if (!rendered || rendered.signature !== signature) {
-        rendered = this._renderItem(item, context, signature);
+        if (rendered) {
+          this._lazy.forget(rendered.element);
+        }
+        // A part already on show is replaced at once (a live card moving on), never by a
+        // placeholder.
+        const shown = !!rendered && !rendered.element.classList.contains('jp-FigureChat-lazy');
+        rendered = this._renderItem(item, context, signature, shown);
         this._rendered.set(key, rendered);
       }
       if (item.kind === 'assistant') {
@@ -357,6 +385,7 @@ export class ChatView extends Widget {
     }
     for (const key of [...this._rendered.keys()]) {
       if (!used.has(key)) {
+        this._lazy.forget((this._rendered.get(key) as { element: HTMLElement }).element);
         this._rendered.delete(key);
       }
     }
@@ -398,7 +427,8 @@ export class ChatView extends Widget {
   private _renderItem(
     item: ChatItem,
     context: CardRenderContext,
-    signature: string
+    signature: string,
+    shown: boolean
   ): { element: HTMLElement; signature: string; assistant?: AssistantMessageView } {
     const { trans, rendermime } = this._options;
     switch (item.kind) {
@@ -411,12 +441,28 @@ export class ChatView extends Widget {
           queue: this._queue,
           trans,
           allowRemoteImages: () => this._options.allowRemoteImages(),
-          onRendered: () => this._settle()
+          onRendered: () => this._settleSoon()
         });
         return { element: assistant.node, signature, assistant };
       }
-      case 'tool':
-        return { element: this._options.cards.render(item, context), signature };
+      case 'tool': {
+        const name = item.call.name;
+        const render = (): HTMLElement => this._options.cards.render(item, context);
+        // Figures and views are the costly parts (an SVG check, a picture to decode): off-screen
+        // ones wait until they come near the visible area.
+        if (item.state !== 'completed' || (name !== 'present_svg' && !isVisionTool(name))) {
+          return { element: render(), signature };
+        }
+        const callId = item.call.id;
+        const kind =
+          name === 'present_svg'
+            ? 'figure'
+            : `vision:${this.session.visionViews.state(callId).kind}`;
+        // A card coming into view has its views drawn next.
+        const near = (): void => this.session.visionViews.prioritize(callId);
+        const element = shown ? this._lazy.now(kind, render) : this._lazy.defer(kind, render, near);
+        return { element, signature };
+      }
       case 'unreadable': {
         const element = document.createElement('div');
         element.className = 'jp-FigureChat-unreadable';

@@ -1,131 +1,148 @@
 /**
  * Reopening a notebook whose conversation has 200 messages, 40 figures and 20 vision views
- * (SPEC 13: every figure visible within 2 s). Reports the time from the open command to every
- * figure and view decoded on screen; it asserts only that they all appear.
+ * (issue 13, goal 4: the figures and views in the viewport visible within 0.5 s of the chat showing
+ * the notebook, everything within 1.2 s). Reports both times, then the cost of switching back to the
+ * notebook; it asserts only that everything appears.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import { expect, test } from '@jupyterlab/galata';
 
-import { chat, openChat, SETTINGS } from '../tests/helpers';
+import { chat, openChat, saveAndCloseAll, SETTINGS } from '../tests/helpers';
+import { benchNotebook } from './conversation';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
 const FIGURES = 40;
 const VIEWS = 20;
 
-function conversation(svg: string, picture: Record<string, unknown>): unknown[] {
-  const messages: unknown[] = [];
-  let figure = 0;
-  let view = 0;
-  for (let turn = 0; messages.length < 200; turn++) {
-    messages.push({
-      id: `u${turn}`,
-      role: 'user',
-      content: `Question ${turn}: what about part ${turn}?`
-    });
-    if (figure < FIGURES) {
-      figure += 1;
-      messages.push({
-        id: `a${turn}`,
-        role: 'assistant',
-        content: `Here is figure ${figure}.`,
-        status: 'completed',
-        tool_calls: [
-          {
-            id: `f${figure}`,
-            name: 'present_svg',
-            arguments: {
-              svg: svg.replace('Pipeline', `Pipeline ${figure}`),
-              alt: `Figure ${figure}`
-            }
-          }
-        ]
-      });
-      messages.push({
-        id: `t${turn}`,
-        role: 'tool',
-        tool_call_id: `f${figure}`,
-        status: 'completed',
-        content: `SVG presented inline: Figure ${figure}`
-      });
-    } else if (view < VIEWS) {
-      view += 1;
-      messages.push({
-        id: `a${turn}`,
-        role: 'assistant',
-        content: `A close-up ${view}.`,
-        status: 'completed',
-        tool_calls: [
-          {
-            id: `v${view}`,
-            name: 'vision_show',
-            arguments: { image: picture.address, at: [`${100 + view * 5},${60 + view * 3}`] }
-          }
-        ]
-      });
-      messages.push({
-        id: `t${turn}`,
-        role: 'tool',
-        tool_call_id: `v${view}`,
-        status: 'completed',
-        content: `Close-up ${view}.`,
-        picture
-      });
-    } else {
-      messages.push({
-        id: `a${turn}`,
-        role: 'assistant',
-        content: `Answer ${turn} with **Markdown** and a list:\n\n- one\n- two`,
-        status: 'completed'
-      });
-    }
-  }
-  return messages.slice(0, 200);
+/**
+ * In the page: from when the chat shows the notebook (its messages are in the visible view) to
+ * (1) every figure and view in the chat's visible area decoded, and (2) every one of them
+ * rendered: figures checked and decoded where they are in the page, every view drawn.
+ */
+function measure(expected: { figures: number; views: number; name: string }): Promise<{
+  shown: number;
+  viewport: number;
+  all: number;
+  onScreen: number;
+}> {
+  const view = (): HTMLElement | null =>
+    document.querySelector('#jp-figure-chat-sidebar .jp-FigureChat-view:not(.lm-mod-hidden)');
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    let shown = -1;
+    let viewport = -1;
+    let onScreen = 0;
+    const check = (): void => {
+      try {
+        step();
+      } catch (error) {
+        reject(error);
+      }
+    };
+    const step = (): void => {
+      const now = performance.now();
+      const root = view();
+      const scroller = root?.querySelector('.jp-FigureChat-scroller');
+      const title = document.querySelector('#jp-figure-chat-sidebar .jp-FigureChat-header-title');
+      if (
+        !root ||
+        !scroller ||
+        !root.querySelector('.jp-FigureChat-message') ||
+        !title?.textContent?.endsWith(expected.name)
+      ) {
+        requestAnimationFrame(check);
+        return;
+      }
+      if (shown < 0) {
+        shown = now;
+      }
+      const area = scroller.getBoundingClientRect();
+      // The chat's visible area: the scroller's box, within the window.
+      const top = Math.max(area.top, 0);
+      const bottom = Math.min(area.bottom, window.innerHeight);
+      const within = (element: Element): boolean => {
+        const box = element.getBoundingClientRect();
+        return box.bottom > top && box.top < bottom && box.height > 0;
+      };
+      const decoded = (image: HTMLImageElement): boolean =>
+        image.complete && image.naturalWidth > 0;
+      const images = Array.from(
+        scroller.querySelectorAll<HTMLImageElement>('img.jp-FigureChat-figure-image')
+      );
+      const waiting = Array.from(
+        scroller.querySelectorAll<HTMLElement>(
+          '.jp-FigureChat-lazy, .jp-FigureChat-vision[data-views="rendering"]'
+        )
+      );
+      if (viewport < 0) {
+        const visible = images.filter(within);
+        if (!waiting.some(within) && visible.every(decoded)) {
+          viewport = now;
+          onScreen = visible.length;
+        }
+      }
+      // Everything: every figure and view in the chat (below the fold, images load as scrolling
+      // reaches them, as before).
+      const figures = images.filter(i => !i.closest('.jp-FigureChat-vision')).length;
+      const views = images.length - figures;
+      if (viewport >= 0 && figures >= expected.figures && views >= expected.views) {
+        resolve({ shown: shown - t0, viewport: viewport - shown, all: now - shown, onScreen });
+        return;
+      }
+      if (now - t0 > 60000) {
+        // Never reached: say what was missing rather than time out silently.
+        const visible = images.filter(within);
+        throw new Error(
+          `after 60 s: ${figures} figures and ${views} views in the chat; in the viewport ${visible.length} images, ${visible.filter(decoded).length} decoded, ${waiting.filter(within).length} waiting`
+        );
+      }
+      requestAnimationFrame(check);
+    };
+    check();
+  });
 }
 
 test('reopen a 200-message conversation with 40 figures and 20 views', async ({
   page,
   tmpPath
 }) => {
-  const top = join(__dirname, '..', '..');
-  const example = JSON.parse(readFileSync(join(top, 'examples', 'figure-chat-tour.ipynb'), 'utf8'));
-  const stored = example.metadata.figure_chat.messages as Array<Record<string, unknown>>;
-  const picture = stored.find(m => m.picture)?.picture as Record<string, unknown>;
-  const svg = readFileSync(join(top, 'ui-tests', 'model', 'figure.svg'), 'utf8');
-  example.metadata.figure_chat = { version: 1, messages: conversation(svg, picture) };
   const path = `${tmpPath}/reopen.ipynb`;
-  const put = await page.request.put(`/api/contents/${path}`, {
-    data: { type: 'notebook', format: 'json', content: example }
-  });
-  expect(put.ok()).toBeTruthy();
-
-  await openChat(page).catch(() => undefined);
-  const started = await page.evaluate(async p => {
-    const t0 = performance.now();
-    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
-    return t0;
-  }, path);
-  await page.evaluate(() => window.jupyterapp.commands.execute('figure-chat:open'));
-  const all = chat(page).locator('.jp-FigureChat-figure-image');
-  await expect(all).toHaveCount(FIGURES + VIEWS, { timeout: 120000 });
-  const times = await page.evaluate(async t0 => {
-    const inDom = performance.now() - t0;
-    const images = Array.from(
-      document.querySelectorAll<HTMLImageElement>(
-        '#jp-figure-chat-sidebar .jp-FigureChat-figure-image'
-      )
-    );
-    // Images below the fold load lazily (as scrolling reaches them): wait for those on screen.
-    const onScreen = images.filter(image => {
-      const box = image.getBoundingClientRect();
-      return box.bottom > 0 && box.top < window.innerHeight && box.width > 0;
+  const other = `${tmpPath}/other.ipynb`;
+  for (const [file, size] of [
+    [path, { messages: 200, figures: FIGURES, views: VIEWS }],
+    [other, { messages: 2, figures: 0, views: 0 }]
+  ] as const) {
+    const put = await page.request.put(`/api/contents/${file}`, {
+      data: { type: 'notebook', format: 'json', content: benchNotebook(size) }
     });
-    await Promise.all(onScreen.map(image => image.decode().catch(() => undefined)));
-    return { inDom, onScreen: onScreen.length, decoded: performance.now() - t0 };
-  }, started);
-  console.log(
-    `reopen: all ${FIGURES} figures and ${VIEWS} views in the chat ${Math.round(times.inDom)} ms after the open command; the ${times.onScreen} on screen decoded at ${Math.round(times.decoded)} ms (SPEC target 2000 ms)`
-  );
+    expect(put.ok()).toBeTruthy();
+  }
+  await openChat(page).catch(() => undefined);
+  const run = async (label: string, command: () => Promise<void>): Promise<void> => {
+    const measuring = page.evaluate(
+      ({ fn, expected }) => new Function(`return (${fn})(${JSON.stringify(expected)})`)(),
+      { fn: measure.toString(), expected: { figures: FIGURES, views: VIEWS, name: 'reopen.ipynb' } }
+    ) as Promise<{ shown: number; viewport: number; all: number; onScreen: number }>;
+    await command();
+    const times = await measuring;
+    console.log(
+      `reopen (${label}): the chat showed the notebook ${Math.round(times.shown)} ms after the command; the ${times.onScreen} figures and views in the viewport visible ${Math.round(times.viewport)} ms later (target 500 ms), all ${FIGURES} figures and ${VIEWS} views ${Math.round(times.all)} ms later (target 1200 ms)`
+    );
+  };
+  const open = (p: string) => () =>
+    page.evaluate(async file => {
+      await window.jupyterapp.commands.execute('docmanager:open', { path: file });
+      await window.jupyterapp.commands.execute('figure-chat:open');
+    }, p);
+  await run('first open', open(path));
+  await expect(chat(page).locator('.jp-FigureChat-message').last()).toBeInViewport();
+  // Close it and open it again in the same browser session (views may be cached for the session).
+  await saveAndCloseAll(page);
+  await run('reopened in the same session', open(path));
+  // Switch to another notebook and back.
+  await page.evaluate(async file => {
+    await window.jupyterapp.commands.execute('docmanager:open', { path: file });
+  }, other);
+  await expect(chat(page).locator('.jp-FigureChat-message')).toHaveCount(2);
+  await run('switched back', open(path));
 });

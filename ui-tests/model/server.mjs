@@ -388,6 +388,33 @@ const server = createServer(async (req, res) => {
     await stream(res, deltas, 150);
     return;
   }
+  if (name === 'stream-2mb') {
+    // The browser benchmark (bench/stream-scroll.spec.ts): a 2 MB Markdown answer, one character
+    // per SSE event. Events are written in batches (one TCP write each, waiting for the socket to
+    // drain) so the chat receives many tiny deltas without a timer per character.
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+    let open = true;
+    res.on('close', () => (open = false));
+    const paragraph = i =>
+      i % 10 === 9
+        ? `\`\`\`python\nvalue_${i} = [n * n for n in range(${i})]\nprint(value_${i})\n\`\`\`\n\n`
+        : i % 10 === 4
+          ? `- item ${i} with **bold** text\n- and a second item\n- and a third, longer one\n\n`
+          : `Paragraph ${i}: ${'the streamed answer keeps going, '.repeat(6)}\n\n`;
+    let text = '';
+    for (let i = 0; text.length < 2 * 1024 * 1024; i++) text += paragraph(i);
+    const event = c =>
+      `data: {"choices":[{"index":0,"delta":{"content":${JSON.stringify(c)}}}]}\n\n`;
+    for (let at = 0; open && at < text.length; at += 2048) {
+      const batch = Array.from(text.slice(at, at + 2048), event).join('');
+      if (!res.write(batch)) await new Promise(done => res.once('drain', done));
+    }
+    if (open) {
+      res.write('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n');
+      res.end('data: [DONE]\n\n');
+    }
+    return;
+  }
   if (name === 'cut') {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     res.write(

@@ -1,0 +1,177 @@
+/**
+ * Rendering what is off-screen later. A long conversation (1,000 messages, 100 figures) would
+ * check every stored SVG and build every figure and view when the notebook opens, before the
+ * newest message shows. A deferred part is a placeholder of an estimated height that becomes its
+ * content when it comes near the chat's visible area (an IntersectionObserver with a margin);
+ * the rest are rendered afterwards, nearest the end of the conversation first, a few at a time
+ * between frames, so nothing stays a placeholder for long and no task grows with the conversation.
+ *
+ * The placeholder element stays in the page and receives its content (then lays out as if it
+ * were not there, `display: contents`), so the chat view's list of elements never changes under it.
+ */
+
+/** How far outside the visible area (px) a part is already rendered. */
+const NEAR_MARGIN_PX = 800;
+
+/** Main-thread time one background slice may take before it yields. */
+const BACKGROUND_SLICE_MS = 8;
+
+/** Height (px) a placeholder takes before anything of its kind was rendered. */
+const DEFAULT_HEIGHT_PX = 320;
+
+interface Deferred {
+  readonly render: () => HTMLElement;
+  readonly kind: string;
+  /** Called when the part comes near the visible area (not when rendered in the background). */
+  readonly near?: () => void;
+}
+
+/** Deferred rendering for one scrolling container. */
+export class LazyRenderer {
+  private readonly _pending = new Map<HTMLElement, Deferred>();
+  private readonly _heights = new Map<string, number>();
+  private readonly _observer: IntersectionObserver | null;
+  private _background = 0;
+  private _disposed = false;
+
+  /**
+   * @param root The scrolling element the parts live in.
+   * @param onRendered Called after parts were rendered (their height may differ from the estimate).
+   */
+  constructor(
+    root: HTMLElement,
+    private readonly _onRendered: () => void
+  ) {
+    this._observer =
+      typeof IntersectionObserver === 'undefined'
+        ? null
+        : new IntersectionObserver(entries => this._onIntersect(entries), {
+            root,
+            rootMargin: `${NEAR_MARGIN_PX}px 0px`
+          });
+  }
+
+  /** Parts still waiting (for tests and benchmarks). */
+  get pending(): number {
+    return this._pending.size;
+  }
+
+  /**
+   * A placeholder that becomes `render()` once near the visible area (or in the background).
+   * `kind` groups parts of similar height: a placeholder takes the height of the first of its kind.
+   * `near` is called when the part comes near the visible area, the newest of a batch last.
+   */
+  defer(kind: string, render: () => HTMLElement, near?: () => void): HTMLElement {
+    const holder = document.createElement('div');
+    holder.className = 'jp-FigureChat-lazy';
+    holder.style.minHeight = `${this._heights.get(kind) ?? DEFAULT_HEIGHT_PX}px`;
+    if (!this._observer) {
+      this._fill(holder, { render, kind });
+      return holder;
+    }
+    this._pending.set(holder, { render, kind, near });
+    this._observer.observe(holder);
+    this._scheduleBackground();
+    return holder;
+  }
+
+  /** Render a part now, whatever its position (an element the chat is about to show at once). */
+  now(kind: string, render: () => HTMLElement): HTMLElement {
+    const holder = document.createElement('div');
+    holder.className = 'jp-FigureChat-lazy';
+    this._fill(holder, { render, kind });
+    return holder;
+  }
+
+  /** Forget a placeholder that left the chat. */
+  forget(holder: HTMLElement): void {
+    if (this._pending.delete(holder)) {
+      this._observer?.unobserve(holder);
+    }
+  }
+
+  dispose(): void {
+    this._disposed = true;
+    this._observer?.disconnect();
+    this._pending.clear();
+    cancelAnimationFrame(this._background);
+  }
+
+  private _fill(holder: HTMLElement, deferred: Deferred): void {
+    const content = deferred.render();
+    holder.replaceChildren(content);
+    holder.className = 'jp-FigureChat-lazy-mod-done';
+    holder.style.minHeight = '';
+    holder.style.display = 'contents';
+    // Measured once per kind: measuring forces a layout of the whole chat.
+    if (holder.isConnected && !this._heights.has(deferred.kind)) {
+      const height = content.getBoundingClientRect().height;
+      if (height > 0) {
+        this._heights.set(deferred.kind, Math.round(height));
+      }
+    }
+  }
+
+  private _take(holder: HTMLElement): void {
+    const deferred = this._pending.get(holder);
+    if (!deferred) {
+      return;
+    }
+    this._pending.delete(holder);
+    this._observer?.unobserve(holder);
+    this._fill(holder, deferred);
+  }
+
+  private _onIntersect(entries: IntersectionObserverEntry[]): void {
+    if (this._disposed) {
+      return;
+    }
+    // In page order, so the newest (lowest) is announced last: what is announced last is
+    // served first (the views queue draws its newest job first).
+    const near = entries
+      .filter(entry => entry.isIntersecting)
+      .sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top);
+    for (const entry of near) {
+      this._pending.get(entry.target as HTMLElement)?.near?.();
+    }
+    for (const entry of near) {
+      this._take(entry.target as HTMLElement);
+    }
+    if (near.length) {
+      this._onRendered();
+    }
+  }
+
+  /** Render the rest a slice per frame, the ones nearest the end of the conversation first. */
+  private _scheduleBackground(): void {
+    if (this._background || this._disposed) {
+      return;
+    }
+    this._background = requestAnimationFrame(() => {
+      // After the frame is painted: what is visible has been drawn before this work starts.
+      setTimeout(() => {
+        this._background = 0;
+        if (this._disposed) {
+          return;
+        }
+        const started = performance.now();
+        // Placeholders not in the page (a view never shown) wait for the observer.
+        const holders = [...this._pending.keys()].filter(holder => holder.isConnected);
+        let rendered = 0;
+        for (let i = holders.length - 1; i >= 0; i--) {
+          this._take(holders[i]);
+          rendered += 1;
+          if (performance.now() - started > BACKGROUND_SLICE_MS) {
+            break;
+          }
+        }
+        if (rendered) {
+          this._onRendered();
+        }
+        if (holders.length > rendered) {
+          this._scheduleBackground();
+        }
+      }, 0);
+    });
+  }
+}
