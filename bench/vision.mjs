@@ -37,6 +37,7 @@ const H = 3000;
 async function loadFigureChat() {
   const fc = await loadSources('vision', [
     "export * from './src/server/render';",
+    "export * from './src/server/render-route';",
     "export * from './src/server/pictures';",
     "export * from './src/tools/vision';"
   ]);
@@ -230,8 +231,9 @@ async function encodings(fc, sharp, raw) {
     'PNG (today: level 1, no filters)': img => img.png({ compressionLevel: 1 }),
     [`PNG level ${fc.PNG_COMPRESSION_LEVEL}, adaptive filters`]: img =>
       img.png({ compressionLevel: fc.PNG_COMPRESSION_LEVEL, adaptiveFiltering: true }),
-    [`JPEG q${fc.MODEL_JPEG_QUALITY} 4:4:4`]: img =>
-      img.jpeg({ quality: fc.MODEL_JPEG_QUALITY, chromaSubsampling: '4:4:4' }),
+    [`JPEG q${fc.MODEL_JPEG.quality} ${fc.MODEL_JPEG.chromaSubsampling}`]: img =>
+      img.jpeg(fc.MODEL_JPEG),
+    'JPEG q85 4:2:0': img => img.jpeg({ quality: 85, chromaSubsampling: '4:2:0' }),
     'WebP q80': img => img.webp({ quality: 80 })
   };
   const out = {};
@@ -347,7 +349,7 @@ async function main() {
       picture: join(work, 'picture.jpg'),
       font: join(repo, 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf'),
       compressLevel: fc.PNG_COMPRESSION_LEVEL,
-      jpegQuality: fc.MODEL_JPEG_QUALITY,
+      jpegQuality: fc.MODEL_JPEG.quality,
       iterations: ITERATIONS,
       samples,
       views
@@ -399,7 +401,7 @@ async function main() {
         'ours / Pillow',
         "Pillow's own drawing",
         'model',
-        'model / today'
+        'model / PNG'
       ]
     ];
     const encodingLines = [];
@@ -442,8 +444,8 @@ async function main() {
         ratio(o.same, o.cold)
       ]);
       const encoded = Object.entries(st.encodings);
+      // The PNG is what the chat shows, and what it sent the model before the compact copy.
       const png = encoded[1][1].bytes;
-      const today = encoded[0][1].bytes;
       bytes.push([
         name,
         kb(png),
@@ -451,17 +453,17 @@ async function main() {
         ratio(png, p?.samePixels),
         kb(p?.ownBytes),
         kb(st.modelBytes),
-        ratio(st.modelBytes, today)
+        ratio(st.modelBytes, png)
       ]);
-      // What the server sends the model is JPEG: it is the only candidate both well under a
-      // quarter of today's bytes and faster to encode than the PNG; WebP is smaller again but
-      // encodes many times slower than JPEG. Said per view with this run's numbers.
+      // The model gets JPEG 4:4:4: under a quarter of the PNG's bytes and faster to encode than
+      // it; 4:2:0 is smaller but blurs thin coloured strokes (render.test.ts reads them), and WebP,
+      // smaller again, is not read by llama.cpp. Said per view with this run's numbers.
       const pngMs = encoded[1][1].ms;
-      const [, jpegE] = encoded[2];
-      const [, webpE] = encoded[3];
+      const [chosen, jpegE] = encoded[2];
+      const [, webpE] = encoded[4];
       encodingLines.push(
         `  ${name}: ${encoded.map(([label, e]) => `${label} ${kb(e.bytes)} in ${fmt(e.ms)} ms`).join('; ')}`,
-        `    → for the model: ${encoded[2][0]}, ${ratio(today, jpegE.bytes)} fewer bytes than today's PNG, encoded ${ratio(pngMs, jpegE.ms)} faster than the PNG and ${ratio(webpE.ms, jpegE.ms)} faster than WebP (which would save ${kb(jpegE.bytes - webpE.bytes)} more)`
+        `    → for the model: ${chosen}, ${ratio(png, jpegE.bytes)} fewer bytes than the PNG, encoded ${ratio(pngMs, jpegE.ms)} faster than the PNG (WebP would save ${kb(jpegE.bytes - webpE.bytes)} more, in ${ratio(webpE.ms, jpegE.ms)} the time)`
       );
     }
     const mb = value => `${value.toFixed(0)} MB`;
@@ -475,13 +477,13 @@ async function main() {
       ...table(speed),
       'Targets: each ≥ 3× faster than Pillow; the map ≥ 10× faster than matplotlib.',
       peers.error ? `Peers not run: ${peers.error}` : '',
-      `The same views encoded for the model (JPEG q${fc.MODEL_JPEG_QUALITY} 4:4:4, both sides):`,
+      `The same views encoded for the model (JPEG q${fc.MODEL_JPEG.quality} ${fc.MODEL_JPEG.chromaSubsampling}, both sides):`,
       ...table(model),
       "Distance from the floor (bare sharp decode at the view's scale + bare PNG encode of its output; the overlay rasterizes alongside the decode):",
       ...table(floor),
       'Repeated views of the same picture (target ≤ 1/4 of the first):',
       ...table(repeat),
-      "Bytes per view (target: ours ≤ Pillow with the same pixels at the same level; the model ≤ 1/4 of today's PNG):",
+      'Bytes per view (target: ours ≤ Pillow with the same pixels at the same level; the model ≤ 1/4 of the PNG it used to get):',
       ...table(bytes),
       'Encodings measured per view (bytes, median encode time):',
       ...encodingLines,

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import sharp, { type KernelEnum, type Sharp } from 'sharp';
+import sharp, { type KernelEnum, type OverlayOptions, type Sharp } from 'sharp';
 
 import {
   describeView,
@@ -55,11 +55,13 @@ export const VIEW_CACHE_BYTES = 32 * 1024 * 1024;
 export const PNG_COMPRESSION_LEVEL = 2;
 
 /**
- * JPEG quality of views sent to the model: the marks' digits stay legible (a test compares each
- * digit with every other), at about a quarter of the PNG's bytes. 4:4:4 keeps the colour of thin
- * strokes; WebP was smaller still but more than ten times slower to encode (bench/vision.mjs).
+ * JPEG of views sent to the model: the marks' digits stay legible (a test compares each digit with
+ * every other) and their strokes keep their palette colour (a test reads them), at about a fifth of
+ * the PNG's bytes. Chroma stays at full resolution: at 4:2:0 the thin red and yellow strokes lost
+ * their colour. WebP was smaller still, but llama.cpp's image loader cannot read it.
+ * bench/vision.mjs measures the candidates.
  */
-export const MODEL_JPEG_QUALITY = 85;
+export const MODEL_JPEG = { quality: 75, chromaSubsampling: '4:4:4' } as const;
 
 /**
  * How a view is encoded: `png` (lossless, for the chat) or `model` (compact, for a vision request:
@@ -257,11 +259,37 @@ export interface RenderOptions {
   readonly format?: ViewFormat;
 }
 
+/** The two layers of a view, before they are composited and encoded. */
+interface ViewLayers {
+  readonly base: RawImage;
+  readonly overlay: OverlayOptions;
+}
+
+/**
+ * Layers being drawn, by view (without its format): a view asked for in both formats at once (the
+ * chat shows the PNG and sends the model its compact copy) is decoded and rasterized once. Only
+ * work in flight is held here; finished views live in the view cache.
+ */
+const layersInFlight = new Map<string, Promise<ViewLayers>>();
+
+function sharedLayers(key: string, draw: () => Promise<ViewLayers>): Promise<ViewLayers> {
+  let pending = layersInFlight.get(key);
+  if (!pending) {
+    pending = draw();
+    layersInFlight.set(key, pending);
+    const forget = (): void => {
+      layersInFlight.delete(key);
+    };
+    pending.then(forget, forget);
+  }
+  return pending;
+}
+
 async function encodeView(canvas: Sharp, format: ViewFormat): Promise<Buffer> {
   // The overlay adds an alpha band; views are opaque, and RGB is a quarter less to encode.
   const opaque = canvas.removeAlpha();
   return format === 'model'
-    ? opaque.jpeg({ quality: MODEL_JPEG_QUALITY, chromaSubsampling: '4:4:4' }).toBuffer()
+    ? opaque.jpeg(MODEL_JPEG).toBuffer()
     : opaque.png({ compressionLevel: PNG_COMPRESSION_LEVEL, adaptiveFiltering: true }).toBuffer();
 }
 
@@ -284,11 +312,21 @@ export async function renderView(
     throw error instanceof VisionError ? new HttpError(400, error.message, error.code) : error;
   }
   const recordHash = createHash('sha256').update(JSON.stringify(record)).digest('hex');
-  const key = `${picture.sha256}/${format}/${recordHash}/${JSON.stringify(spec)}`;
-  return renderedViews.getOrCreate(key, () =>
+  const view = `${picture.sha256}/${recordHash}/${JSON.stringify(spec)}`;
+  return renderedViews.getOrCreate(`${format}/${view}`, () =>
     renders.use(async () => {
       try {
-        return await drawView(picture, geometry, record, format);
+        const layers = await sharedLayers(view, () => drawLayers(picture, geometry, record));
+        const canvas = sharp(layers.base.data, { raw: layers.base.raw }).composite([
+          layers.overlay
+        ]);
+        return {
+          bytes: await encodeView(canvas, format),
+          mime: format === 'model' ? 'image/jpeg' : 'image/png',
+          width: geometry.width,
+          height: geometry.height,
+          caption: describeView(geometry, record, picture)
+        } satisfies RenderedView;
       } finally {
         collectWhenIdle(renders);
       }
@@ -296,12 +334,11 @@ export async function renderView(
   );
 }
 
-async function drawView(
+async function drawLayers(
   picture: Picture,
   geometry: ViewGeometry,
-  record: VisionRecord,
-  format: ViewFormat
-): Promise<RenderedView> {
+  record: VisionRecord
+): Promise<ViewLayers> {
   const svg = overlayGlyphs().outlineText(drawGeometry(geometry, record));
   // The overlay rasterizes on libuv's pool while libvips decodes: the two overlap on two cores.
   const [overlay, base] = await Promise.all([
@@ -313,12 +350,5 @@ async function drawView(
       throw decodeError(picture, error);
     })
   ]);
-  const bytes = await encodeView(sharp(base.data, { raw: base.raw }).composite([overlay]), format);
-  return {
-    bytes,
-    mime: format === 'model' ? 'image/jpeg' : 'image/png',
-    width: geometry.width,
-    height: geometry.height,
-    caption: describeView(geometry, record, picture)
-  } satisfies RenderedView;
+  return { base, overlay };
 }
