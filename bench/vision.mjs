@@ -109,12 +109,27 @@ function runPeers(job) {
   return { timings: JSON.parse(result.stdout) };
 }
 
-/** The allocator environment the figure server runs with (jupyterlab_figure_chat/runtime.py). */
-const SERVER_ALLOCATOR_ENV = {
-  MALLOC_ARENA_MAX: '2',
-  MALLOC_MMAP_THRESHOLD_: '131072',
-  NODE_OPTIONS: '--expose-gc'
-};
+/**
+ * The allocator environment the figure server runs with, read from jupyterlab_figure_chat/runtime.py
+ * (what the proxy gives the server it spawns), so the bench measures what ships.
+ */
+function serverAllocatorEnv() {
+  const result = spawnSync(
+    pythonInterpreter(),
+    [
+      '-c',
+      'import json; from jupyterlab_figure_chat.runtime import server_environment; print(json.dumps(server_environment()))'
+    ],
+    { cwd: repo, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }
+  );
+  if (result.status !== 0) {
+    throw new Error(`cannot read the figure server's environment: ${result.stderr.trim()}`);
+  }
+  const env = JSON.parse(result.stdout);
+  return Object.fromEntries(
+    Object.entries(env).filter(([key]) => key.startsWith('MALLOC_') || key === 'NODE_OPTIONS')
+  );
+}
 const BURST_RENDERS = 300;
 const SETTLE_MS = 10_000;
 
@@ -268,7 +283,7 @@ async function main() {
     const work = mkdtempSync(join(tmpdir(), 'fc-bench-vision-'));
     const pairs = process.argv.slice(3).map(arg => arg.split('='));
     writeFileSync(join(work, 'picture.jpg'), await makePicture(sharp));
-    const env = pairs.length ? Object.fromEntries(pairs) : SERVER_ALLOCATOR_ENV;
+    const env = pairs.length ? Object.fromEntries(pairs) : serverAllocatorEnv();
     process.stdout.write(`${JSON.stringify({ env, ...(await measureRss(work, env)) })}\n`);
     rmSync(work, { recursive: true, force: true });
     return;
@@ -354,7 +369,8 @@ async function main() {
       samples,
       views
     });
-    const rss = await measureRss(work, SERVER_ALLOCATOR_ENV);
+    const serverEnv = serverAllocatorEnv();
+    const rss = await measureRss(work, serverEnv);
     const rssDefault = quick ? undefined : await measureRss(work, { NODE_OPTIONS: '' });
     const fmt = value => (value === undefined ? 'n/a' : value.toFixed(1));
     const ratio = (a, b) => (a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`);
@@ -487,7 +503,7 @@ async function main() {
       ...table(bytes),
       'Encodings measured per view (bytes, median encode time):',
       ...encodingLines,
-      `Memory with ${Object.entries(SERVER_ALLOCATOR_ENV)
+      `Memory with ${Object.entries(serverEnv)
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')} (the figure server's): ${memory(rss)}.`,
       rssDefault
