@@ -1,13 +1,14 @@
 /**
  * Vision views as PNG (or, for the model, JPEG): the overlay SVG (drawn by the pure core) is
- * rasterized by resvg at output size and composited by sharp over the picture. The only module
- * that touches pixels.
+ * rasterized by resvg at output size and composited over the picture. The only module that touches
+ * pixels.
  *
  * A picture is decoded in two places, both kept in one byte-bounded cache by fingerprint: views of
  * the whole picture (maps) by `wholeAtPaneSize`, straight to the view's size with JPEG
  * shrink-on-load; close-ups and sheets by `decodePicture`, at full size, so the next view of the
- * same picture resizes straight from its pixels. Labels reach resvg as cached glyph outlines (./glyphs), and the output is RGB:
- * one composite pass and one encode per view. Finished views are cached too.
+ * same picture resizes straight from its pixels. Labels reach resvg as cached glyph outlines
+ * (./glyphs), and the output is RGB: one composite pass and one encode per format. Finished views
+ * are cached too.
  */
 import { createHash } from 'node:crypto';
 
