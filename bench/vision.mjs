@@ -20,7 +20,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,6 +37,7 @@ const H = 3000;
 async function loadFigureChat() {
   const fc = await loadSources('vision', [
     "export * from './src/server/render';",
+    "export * from './src/server/render-route';",
     "export * from './src/server/pictures';",
     "export * from './src/tools/vision';"
   ]);
@@ -108,12 +109,27 @@ function runPeers(job) {
   return { timings: JSON.parse(result.stdout) };
 }
 
-/** The allocator environment the figure server runs with (jupyterlab_figure_chat/runtime.py). */
-const SERVER_ALLOCATOR_ENV = {
-  MALLOC_ARENA_MAX: '2',
-  MALLOC_MMAP_THRESHOLD_: '131072',
-  NODE_OPTIONS: '--expose-gc'
-};
+/**
+ * The allocator environment the figure server runs with, read from jupyterlab_figure_chat/runtime.py
+ * (what the proxy gives the server it spawns), so the bench measures what ships.
+ */
+function serverAllocatorEnv() {
+  const result = spawnSync(
+    pythonInterpreter(),
+    [
+      '-c',
+      'import json; from jupyterlab_figure_chat.runtime import server_environment; print(json.dumps(server_environment()))'
+    ],
+    { cwd: repo, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }
+  );
+  if (result.status !== 0) {
+    throw new Error(`cannot read the figure server's environment: ${result.stderr.trim()}`);
+  }
+  const env = JSON.parse(result.stdout);
+  return Object.fromEntries(
+    Object.entries(env).filter(([key]) => key.startsWith('MALLOC_') || key === 'NODE_OPTIONS')
+  );
+}
 const BURST_RENDERS = 300;
 const SETTLE_MS = 10_000;
 
@@ -190,20 +206,36 @@ async function measureRss(root, env) {
   return JSON.parse(out);
 }
 
-/** Median time of `run` after `prepare` (not timed) before each run. */
-async function medianPrepared(iterations, prepare, run) {
+/**
+ * Median time of `run` after `prepare` (not timed) before each run: wall clock, and CPU time of the
+ * whole process (every thread: libvips', resvg's and the main one), which other processes on a
+ * shared machine stretch far less than the wall clock.
+ */
+async function medianTimes(iterations, prepare, run) {
   prepare();
   await run();
   const times = [];
+  const cpu = [];
   for (let i = 0; i < iterations; i++) {
     prepare();
     const start = process.hrtime.bigint();
+    const startCpu = process.cpuUsage();
     await run();
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    const used = process.cpuUsage(startCpu);
+    cpu.push((used.user + used.system) / 1000);
   }
-  times.sort((a, b) => a - b);
-  const mid = Math.floor(times.length / 2);
-  return times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+  const mid = values => {
+    values.sort((a, b) => a - b);
+    const m = Math.floor(values.length / 2);
+    return values.length % 2 ? values[m] : (values[m - 1] + values[m]) / 2;
+  };
+  return { wall: mid(times), cpu: mid(cpu) };
+}
+
+/** Median wall time of `run` after `prepare` (not timed) before each run. */
+async function medianPrepared(iterations, prepare, run) {
+  return (await medianTimes(iterations, prepare, run)).wall;
 }
 
 /** A view's floor in this run: a bare decode at its scale, a bare PNG encode of its output. */
@@ -230,8 +262,9 @@ async function encodings(fc, sharp, raw) {
     'PNG (today: level 1, no filters)': img => img.png({ compressionLevel: 1 }),
     [`PNG level ${fc.PNG_COMPRESSION_LEVEL}, adaptive filters`]: img =>
       img.png({ compressionLevel: fc.PNG_COMPRESSION_LEVEL, adaptiveFiltering: true }),
-    [`JPEG q${fc.MODEL_JPEG_QUALITY} 4:4:4`]: img =>
-      img.jpeg({ quality: fc.MODEL_JPEG_QUALITY, chromaSubsampling: '4:4:4' }),
+    [`JPEG q${fc.MODEL_JPEG.quality} ${fc.MODEL_JPEG.chromaSubsampling}`]: img =>
+      img.jpeg(fc.MODEL_JPEG),
+    'JPEG q85 4:2:0': img => img.jpeg({ quality: 85, chromaSubsampling: '4:2:0' }),
     'WebP q80': img => img.webp({ quality: 80 })
   };
   const out = {};
@@ -266,7 +299,7 @@ async function main() {
     const work = mkdtempSync(join(tmpdir(), 'fc-bench-vision-'));
     const pairs = process.argv.slice(3).map(arg => arg.split('='));
     writeFileSync(join(work, 'picture.jpg'), await makePicture(sharp));
-    const env = pairs.length ? Object.fromEntries(pairs) : SERVER_ALLOCATOR_ENV;
+    const env = pairs.length ? Object.fromEntries(pairs) : serverAllocatorEnv();
     process.stdout.write(`${JSON.stringify({ env, ...(await measureRss(work, env)) })}\n`);
     rmSync(work, { recursive: true, force: true });
     return;
@@ -295,9 +328,13 @@ async function main() {
     const stages = {};
     for (const [name, spec] of Object.entries(specs)) {
       const render = () => fc.renderView(picture, spec, record);
-      const cold = await medianPrepared(ITERATIONS.ours, () => fc.clearRenderCaches(), render);
+      const { wall: cold, cpu: coldCpu } = await medianTimes(
+        ITERATIONS.ours,
+        () => fc.clearRenderCaches(),
+        render
+      );
       // Another view of the same picture: its decode is cached, the view is not.
-      const repeated = await medianPrepared(
+      const { wall: repeated, cpu: repeatedCpu } = await medianTimes(
         ITERATIONS.ours,
         () => fc.clearRenderCaches('views'),
         render
@@ -323,7 +360,7 @@ async function main() {
       const overlayMs = await median(ITERATIONS.ours, () =>
         overlay.rasterizeOverlay(svg, geometry)
       );
-      ours[name] = { cold, repeated, same, modelCold, modelRepeated };
+      ours[name] = { cold, coldCpu, repeated, repeatedCpu, same, modelCold, modelRepeated };
       stages[name] = {
         ...(await floors(fc, sharp, jpeg, name, raw)),
         overlay: overlayMs,
@@ -347,12 +384,13 @@ async function main() {
       picture: join(work, 'picture.jpg'),
       font: join(repo, 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf'),
       compressLevel: fc.PNG_COMPRESSION_LEVEL,
-      jpegQuality: fc.MODEL_JPEG_QUALITY,
+      jpegQuality: fc.MODEL_JPEG.quality,
       iterations: ITERATIONS,
       samples,
       views
     });
-    const rss = await measureRss(work, SERVER_ALLOCATOR_ENV);
+    const serverEnv = serverAllocatorEnv();
+    const rss = await measureRss(work, serverEnv);
     const rssDefault = quick ? undefined : await measureRss(work, { NODE_OPTIONS: '' });
     const fmt = value => (value === undefined ? 'n/a' : value.toFixed(1));
     const ratio = (a, b) => (a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}×`);
@@ -364,7 +402,10 @@ async function main() {
         'Pillow (ms)',
         'matplotlib (ms)',
         'Pillow / ours',
-        'matplotlib / ours'
+        'matplotlib / ours',
+        'ours CPU (ms)',
+        'Pillow CPU (ms)',
+        'Pillow / ours, CPU'
       ]
     ];
     const model = [
@@ -389,7 +430,15 @@ async function main() {
       ]
     ];
     const repeat = [
-      ['view', 'cold (ms)', 'other view, decode cached', '/ cold', 'same view again', '/ cold']
+      [
+        'view',
+        'cold (ms)',
+        'other view, decode cached',
+        '/ cold',
+        'same view again',
+        '/ cold',
+        'other view / cold, CPU'
+      ]
     ];
     const bytes = [
       [
@@ -399,7 +448,7 @@ async function main() {
         'ours / Pillow',
         "Pillow's own drawing",
         'model',
-        'model / today'
+        'model / PNG'
       ]
     ];
     const encodingLines = [];
@@ -413,7 +462,10 @@ async function main() {
         fmt(p?.pillow),
         fmt(p?.matplotlib),
         ratio(p?.pillow, o.cold),
-        ratio(p?.matplotlib, o.cold)
+        ratio(p?.matplotlib, o.cold),
+        fmt(o.coldCpu),
+        fmt(p?.pillowCpu),
+        ratio(p?.pillowCpu, o.coldCpu)
       ]);
       model.push([
         name,
@@ -439,11 +491,12 @@ async function main() {
         fmt(o.repeated),
         ratio(o.repeated, o.cold),
         fmt(o.same),
-        ratio(o.same, o.cold)
+        ratio(o.same, o.cold),
+        ratio(o.repeatedCpu, o.coldCpu)
       ]);
       const encoded = Object.entries(st.encodings);
+      // The PNG is what the chat shows, and what it sent the model before the compact copy.
       const png = encoded[1][1].bytes;
-      const today = encoded[0][1].bytes;
       bytes.push([
         name,
         kb(png),
@@ -451,17 +504,17 @@ async function main() {
         ratio(png, p?.samePixels),
         kb(p?.ownBytes),
         kb(st.modelBytes),
-        ratio(st.modelBytes, today)
+        ratio(st.modelBytes, png)
       ]);
-      // What the server sends the model is JPEG: it is the only candidate both well under a
-      // quarter of today's bytes and faster to encode than the PNG; WebP is smaller again but
-      // encodes many times slower than JPEG. Said per view with this run's numbers.
+      // The model gets JPEG 4:4:4: under a quarter of the PNG's bytes and faster to encode than
+      // it; 4:2:0 is smaller but blurs thin coloured strokes (render.test.ts reads them), and WebP,
+      // smaller again, is not read by llama.cpp. Said per view with this run's numbers.
       const pngMs = encoded[1][1].ms;
-      const [, jpegE] = encoded[2];
-      const [, webpE] = encoded[3];
+      const [chosen, jpegE] = encoded[2];
+      const [, webpE] = encoded[4];
       encodingLines.push(
         `  ${name}: ${encoded.map(([label, e]) => `${label} ${kb(e.bytes)} in ${fmt(e.ms)} ms`).join('; ')}`,
-        `    → for the model: ${encoded[2][0]}, ${ratio(today, jpegE.bytes)} fewer bytes than today's PNG, encoded ${ratio(pngMs, jpegE.ms)} faster than the PNG and ${ratio(webpE.ms, jpegE.ms)} faster than WebP (which would save ${kb(jpegE.bytes - webpE.bytes)} more)`
+        `    → for the model: ${chosen}, ${ratio(png, jpegE.bytes)} fewer bytes than the PNG, encoded ${ratio(pngMs, jpegE.ms)} faster than the PNG (WebP would save ${kb(jpegE.bytes - webpE.bytes)} more, in ${ratio(webpE.ms, jpegE.ms)} the time)`
       );
     }
     const mb = value => `${value.toFixed(0)} MB`;
@@ -473,19 +526,22 @@ async function main() {
       `Vision views of a ${W}×${H} JPEG with 50 marks (medians; ours ${ITERATIONS.ours} runs, Pillow ${ITERATIONS.pillow}, matplotlib ${ITERATIONS.matplotlib}; PNG zlib level ${fc.PNG_COMPRESSION_LEVEL} for all)`,
       'Cold (caches emptied before every render):',
       ...table(speed),
-      'Targets: each ≥ 3× faster than Pillow; the map ≥ 10× faster than matplotlib.',
+      'Targets: each ≥ 3× faster than Pillow; the map ≥ 10× faster than matplotlib. CPU: time on all threads of each process (ours overlaps decode and overlay on two threads), which a loaded machine stretches less than the wall clock.',
+      `Load average during the run: ${loadavg()
+        .map(value => value.toFixed(1))
+        .join(' ')} on ${availableParallelism()} cores.`,
       peers.error ? `Peers not run: ${peers.error}` : '',
-      `The same views encoded for the model (JPEG q${fc.MODEL_JPEG_QUALITY} 4:4:4, both sides):`,
+      `The same views encoded for the model (JPEG q${fc.MODEL_JPEG.quality} ${fc.MODEL_JPEG.chromaSubsampling}, both sides):`,
       ...table(model),
       "Distance from the floor (bare sharp decode at the view's scale + bare PNG encode of its output; the overlay rasterizes alongside the decode):",
       ...table(floor),
       'Repeated views of the same picture (target ≤ 1/4 of the first):',
       ...table(repeat),
-      "Bytes per view (target: ours ≤ Pillow with the same pixels at the same level; the model ≤ 1/4 of today's PNG):",
+      'Bytes per view (target: ours ≤ Pillow with the same pixels at the same level; the model ≤ 1/4 of the PNG it used to get):',
       ...table(bytes),
       'Encodings measured per view (bytes, median encode time):',
       ...encodingLines,
-      `Memory with ${Object.entries(SERVER_ALLOCATOR_ENV)
+      `Memory with ${Object.entries(serverEnv)
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')} (the figure server's): ${memory(rss)}.`,
       rssDefault

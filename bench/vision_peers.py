@@ -124,13 +124,23 @@ def matplotlib_view(data, view, compress_level):
     return out.getvalue()
 
 
-def median_ms(run, iterations):
+def median_ms(run, iterations, cpu=None):
+    """Median wall time of `run` (ms); with `cpu` (a list), its median CPU time is appended to it.
+
+    CPU time is what a loaded, shared machine changes least: other processes stretch the wall
+    clock, not the work done.
+    """
     run()  # warm-up: fonts, imports, caches
     times = []
+    cpu_times = []
     for _ in range(iterations):
         start = time.perf_counter()
+        start_cpu = time.process_time()
         run()
         times.append((time.perf_counter() - start) * 1000)
+        cpu_times.append((time.process_time() - start_cpu) * 1000)
+    if cpu is not None:
+        cpu.append(statistics.median(cpu_times))
     return statistics.median(times)
 
 
@@ -143,10 +153,12 @@ def main():
     results = {}
     for view in job["views"]:
         name = view["name"]
+        pillow_cpu = []
         results[name] = {
-            "pillow": median_ms(lambda: pillow_view(data, view, font, level), job["iterations"]["pillow"]),
+            "pillow": median_ms(lambda: pillow_view(data, view, font, level), job["iterations"]["pillow"], pillow_cpu),
             "matplotlib": median_ms(lambda: matplotlib_view(data, view, level), job["iterations"]["matplotlib"]),
         }
+        results[name]["pillowCpu"] = pillow_cpu[0]
         if job.get("jpegQuality"):
             quality = job["jpegQuality"]
             results[name]["pillowJpeg"] = median_ms(

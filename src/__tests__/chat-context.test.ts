@@ -149,6 +149,20 @@ describe('buildContext', () => {
     });
   });
 
+  it("sends a view's model copy, with its type, instead of the PNG when there is one", () => {
+    const copy = { ...image, model: { mime: 'image/jpeg' as const, data: '/9j/4AAQ' } };
+    const messages = buildContext(conversation(), {
+      systemPrompt: SYSTEM,
+      budgetTokens: 1e6,
+      images: [copy, image]
+    });
+    expect(messages[messages.length - 1].content).toEqual([
+      { type: 'text', text: 'The views rendered by the tool calls above:' },
+      { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${image.png}` } }
+    ]);
+  });
+
   it('drops the oldest turns first to fit the budget, never the latest turn', () => {
     const entries = conversation();
     const full = buildContext(entries, { systemPrompt: SYSTEM, budgetTokens: 1e6 });

@@ -94,15 +94,22 @@ describe('render caches and encodings', () => {
     const first = await renderView(picture, { kind: 'map' }, record);
     expect(await renderView(picture, { kind: 'map' }, record)).toBe(first);
     expect(renderCacheStats().views.entries).toBe(1);
+    // The map keeps the picture at the map's size (1024×768 RGB), not a larger decode.
+    expect(renderCacheStats().decoded).toMatchObject({ entries: 1, bytes: 1024 * 768 * 3 });
     // A close-up needs the full-size decode, which its sheet then reuses.
     await renderView(picture, { kind: 'closeup', at: '#3' }, record);
     const decoded = renderCacheStats().decoded;
     await renderView(picture, { kind: 'sheet', at: ['#1', '#2'] }, record);
     expect(renderCacheStats().decoded.entries).toBe(decoded.entries);
-    // Another record is another view.
+    // Another record is another view, drawn over the map's cached pixels: no decode, no resize.
     const moved = nineBoxes(picture.address);
+    const before = renderCacheStats().decoded;
     await renderView(picture, { kind: 'map' }, { ...moved, marks: moved.marks.slice(1) });
     expect(renderCacheStats().views.entries).toBe(4);
+    expect(renderCacheStats().decoded).toMatchObject({
+      entries: before.entries,
+      bytes: before.bytes
+    });
   });
 
   it('draws the same pixels from a cached decode as from a cold one', async () => {

@@ -121,6 +121,31 @@ describe.each(['p.jpg', 'p.png'])('rendering %s', image => {
     ).toBe(true);
   });
 
+  it("keeps the marks' colours in the model's compact copy", async () => {
+    const picture = await loadPicture({ address: image }, ctx);
+    const rec = record(image);
+    const spec: ViewSpec = { kind: 'map', cover: ['blue'] };
+    const copy = await renderView(picture, spec, rec, { format: 'model' });
+    expect(copy.mime).toBe('image/jpeg');
+    expect((await sharp(copy.bytes).metadata()).format).toBe('jpeg');
+    const pane = viewGeometry(spec, rec, picture).panes[0];
+    // The same stroke pixels as above: half-resolution chroma leaves them their palette colour.
+    const strokes: Array<[number, number, string]> = [
+      [1150, 800, PALETTE_HEX.blue],
+      [460, 300, PALETTE_HEX.red],
+      [350, 900, PALETTE_HEX.yellow]
+    ];
+    const seen = await Promise.all(
+      strokes.map(([x, y]) => pixelAt(copy.bytes, toViewX(pane, x), toViewY(pane, y)))
+    );
+    const truth = strokes.map(([, , colour]) => hex(colour));
+    expect(seen.map((pixel, i) => near(pixel, truth[i], 48) || [pixel, truth[i]])).toEqual([
+      true,
+      true,
+      true
+    ]);
+  });
+
   it('renders close-ups and sheets at their geometry size, crosshair on the asked pixel', async () => {
     const picture = await loadPicture({ address: image }, ctx);
     const rec = record(image);

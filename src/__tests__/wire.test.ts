@@ -150,6 +150,46 @@ describe('the binary render answer', () => {
     }
   });
 
+  it("carries each view's model copy after its PNG when asked, the same as in JSON", async () => {
+    const json = await post('render', { ...body, model: true });
+    const binary = await postRaw('render', { ...body, model: true, answer: 'binary' });
+    const asJson = RenderAnswer.parse(json.json);
+    const decoded = decodeRenderAnswer(binary.bytes);
+    decoded.views.forEach((view, i) => {
+      const copy = asJson.views[i].model;
+      expect(copy?.mime).toBe('image/jpeg');
+      expect(view.model?.mime).toBe('image/jpeg');
+      expect(Buffer.from(view.model?.bytes ?? []).toString('base64')).toBe(copy?.data);
+      expect(Buffer.from(view.png).toString('base64')).toBe(asJson.views[i].png);
+    });
+    const copy = Buffer.from(decoded.views[0].model?.bytes ?? []);
+    expect(await sharp(copy).metadata()).toMatchObject({ format: 'jpeg', width: 64, height: 48 });
+    // Without `model`, no copy is made or sent.
+    const plain = decodeRenderAnswer(
+      (await postRaw('render', { ...body, answer: 'binary' })).bytes
+    );
+    expect(plain.views.every(view => view.model === undefined)).toBe(true);
+  });
+
+  it('refuses a model copy that is not what its header says', () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1]);
+    const picture = PictureInfo.parse({
+      address: 'p.png',
+      sha256: 'a'.repeat(64),
+      width: 2,
+      height: 3,
+      format: 'png'
+    });
+    const view = { png, width: 2, height: 3, caption: 'c' };
+    const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 7]);
+    const good = [{ ...view, model: { mime: 'image/jpeg' as const, bytes: jpeg } }];
+    expect(decodeRenderAnswer(encodeRenderAnswer(good, picture)).views).toEqual(good);
+    const bad = [{ ...view, model: { mime: 'image/jpeg' as const, bytes: png } }];
+    expect(() => decodeRenderAnswer(encodeRenderAnswer(bad, picture))).toThrow(
+      "view 1's model copy is not a whole image/jpeg"
+    );
+  });
+
   it('round-trips through encode and decode', () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
     const picture = PictureInfo.parse({
@@ -202,6 +242,19 @@ describe('the one client', () => {
     const png = Buffer.from(answer.views[0].png, 'base64');
     expect((await sharp(png).metadata()).format).toBe('png');
     expect(answer.picture).toMatchObject({ width: 64, height: 48 });
+    expect(answer.views[0].model).toBeUndefined();
+  });
+
+  it('gives callers the model copies as base64 when asked', async () => {
+    const answer = await new FigureClient(request()).call('render', {
+      address: 'p.png',
+      views: [{ kind: 'map' }],
+      record,
+      model: true
+    });
+    const copy = answer.views[0].model;
+    expect(copy?.mime).toBe('image/jpeg');
+    expect((await sharp(Buffer.from(copy?.data ?? '', 'base64')).metadata()).format).toBe('jpeg');
   });
 
   it('turns a cut binary answer into a bad-answer FigureServerError', async () => {

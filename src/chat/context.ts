@@ -136,6 +136,16 @@ function toModel(
 }
 
 /**
+ * A view as the model gets it: its compact copy when the renderer made one (a fraction of the
+ * PNG's bytes, which a local model server must parse on every request), else the PNG people see.
+ */
+export function imageUrl(image: ToolImage): string {
+  return image.model
+    ? `data:${image.model.mime};base64,${image.model.data}`
+    : `data:image/png;base64,${image.png}`;
+}
+
+/**
  * Build the messages for the next model request. The latest turn is always sent whole; older
  * turns are compacted, then dropped oldest first while the estimate exceeds the budget.
  */
@@ -156,7 +166,7 @@ export function buildContext(
         { type: 'text', text: 'The views rendered by the tool calls above:' },
         ...options.images.map(image => ({
           type: 'image_url' as const,
-          image_url: { url: `data:image/png;base64,${image.png}` }
+          image_url: { url: imageUrl(image) }
         }))
       ]
     });

@@ -6,17 +6,29 @@ import { validateRecord, VisionError, type VisionRecord } from '../tools/vision'
 import {
   BINARY_CONTENT_TYPE,
   encodeRenderAnswer,
+  MODEL_IMAGE_MIMES,
   RenderRequest,
+  type ModelImageMime,
   type RenderAnswer
 } from '../tools/wire';
 import { HttpError, type JsonRoute } from './http';
 import { badBody, loadPicture, pictureInfo } from './pictures';
-import { renderView } from './render';
+import { renderView, type RenderedView } from './render';
+
+/** The media type of a view rendered in the `model` format, as the wire names it. */
+function modelMime(view: RenderedView): ModelImageMime {
+  const mime = MODEL_IMAGE_MIMES.find(known => known === view.mime);
+  if (!mime) {
+    throw new Error(`a model copy came out as ${view.mime}`);
+  }
+  return mime;
+}
 
 /**
- * `POST render { address, data?, expectSha256?, view | views, record, answer? }` →
- * `{ views: [{ png (base64), width, height, caption }], picture }`, or with `answer: "binary"` the
- * same as `encodeRenderAnswer`'s bytes (what the browser asks for: no base64 on the wire).
+ * `POST render { address, data?, expectSha256?, view | views, record, answer?, model? }` →
+ * `{ views: [{ png (base64), width, height, caption, model? }], picture }`, or with
+ * `answer: "binary"` the same as `encodeRenderAnswer`'s bytes (what the browser asks for: no base64
+ * on the wire). `model: true` adds each view's compact copy for a vision request.
  */
 export const renderRoute: JsonRoute = async (body, ctx) => {
   const parsed = RenderRequest.safeParse(body);
@@ -39,7 +51,15 @@ export const renderRoute: JsonRoute = async (body, ctx) => {
     );
   }
   const specs = request.views ?? (request.view ? [request.view] : []);
-  const views = await Promise.all(specs.map(spec => renderView(picture, spec, record)));
+  const views = await Promise.all(
+    specs.map(async spec => {
+      const [view, copy] = await Promise.all([
+        renderView(picture, spec, record),
+        request.model ? renderView(picture, spec, record, { format: 'model' }) : undefined
+      ]);
+      return { ...view, model: copy && { mime: modelMime(copy), bytes: copy.bytes } };
+    })
+  );
   if (request.answer === 'binary') {
     const bytes = encodeRenderAnswer(
       views.map(view => ({ ...view, png: view.bytes })),
@@ -55,7 +75,10 @@ export const renderRoute: JsonRoute = async (body, ctx) => {
       png: view.bytes.toString('base64'),
       width: view.width,
       height: view.height,
-      caption: view.caption
+      caption: view.caption,
+      ...(view.model
+        ? { model: { mime: view.model.mime, data: view.model.bytes.toString('base64') } }
+        : {})
     })),
     picture: pictureInfo(picture)
   };

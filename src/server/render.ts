@@ -1,17 +1,18 @@
 /**
  * Vision views as PNG (or, for the model, JPEG): the overlay SVG (drawn by the pure core) is
- * rasterized by resvg at output size and composited by sharp over the picture. The only module
- * that touches pixels.
+ * rasterized by resvg at output size and composited over the picture. The only module that touches
+ * pixels.
  *
- * A picture is decoded in one place, `decodePicture`: for views of the whole picture at the
- * smallest JPEG shrink-on-load scale that still covers the view, for close-ups and sheets at full
- * size, and kept in a byte-bounded cache, so the next view of the same picture resizes straight
- * from its pixels. Labels reach resvg as cached glyph outlines (./glyphs), and the output is RGB:
- * one composite pass and one encode per view. Finished views are cached too.
+ * A picture is decoded in two places, both kept in one byte-bounded cache by fingerprint: views of
+ * the whole picture (maps) by `wholeAtPaneSize`, straight to the view's size with JPEG
+ * shrink-on-load; close-ups and sheets by `decodePicture`, at full size, so the next view of the
+ * same picture resizes straight from its pixels. Labels reach resvg as cached glyph outlines
+ * (./glyphs), and the output is RGB: one composite pass and one encode per format. Finished views
+ * are cached too.
  */
 import { createHash } from 'node:crypto';
 
-import sharp, { type KernelEnum, type Sharp } from 'sharp';
+import sharp, { type KernelEnum, type OverlayOptions, type Sharp } from 'sharp';
 
 import {
   describeView,
@@ -55,11 +56,13 @@ export const VIEW_CACHE_BYTES = 32 * 1024 * 1024;
 export const PNG_COMPRESSION_LEVEL = 2;
 
 /**
- * JPEG quality of views sent to the model: the marks' digits stay legible (a test compares each
- * digit with every other), at about a quarter of the PNG's bytes. 4:4:4 keeps the colour of thin
- * strokes; WebP was smaller still but more than ten times slower to encode (bench/vision.mjs).
+ * JPEG of views sent to the model: the marks' digits stay legible (a test compares each digit with
+ * every other) and their strokes keep their palette colour (a test reads them), at about a fifth of
+ * the PNG's bytes. Chroma stays at full resolution: at 4:2:0 the thin red and yellow strokes lost
+ * their colour. WebP was smaller still, but llama.cpp's image loader cannot read it.
+ * bench/vision.mjs measures the candidates.
  */
-export const MODEL_JPEG_QUALITY = 85;
+export const MODEL_JPEG = { quality: 75, chromaSubsampling: '4:4:4' } as const;
 
 /**
  * How a view is encoded: `png` (lossless, for the chat) or `model` (compact, for a vision request:
@@ -118,59 +121,52 @@ function kernelFor(pane: Pane): keyof KernelEnum {
   return Math.min(pane.sx, pane.sy) >= 2 ? 'nearest' : 'lanczos3';
 }
 
-function resizePane(image: Sharp, pane: Pane, whole: boolean): Sharp {
+/** A pane's region of the picture, resized to the pane. */
+function resizePane(image: Sharp, pane: Pane): Sharp {
   const { region } = pane;
-  const source = whole
-    ? image
-    : image.extract({
-        left: region.x0,
-        top: region.y0,
-        width: region.x1 - region.x0,
-        height: region.y1 - region.y0
-      });
-  return source.resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) });
+  return image
+    .extract({
+      left: region.x0,
+      top: region.y0,
+      width: region.x1 - region.x0,
+      height: region.y1 - region.y0
+    })
+    .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) });
 }
 
 const decodedPictures = new ByteCache<RawImage>(DECODED_CACHE_BYTES, image => image.data.length);
 
 /**
- * The JPEG shrink-on-load factor for a view of the whole picture: the largest of 8, 4 and 2 that
- * still leaves at least the view's pixels (as sharp picks it when it resizes straight from the
- * file). Other formats, and views of a region, decode at full size.
+ * The one place a picture is decoded at full size: to opaque sRGB pixels (transparency flattened
+ * on white), kept in a byte-bounded cache by fingerprint, unless the pixels would take more than
+ * {@link DECODE_ONCE_BYTES}: then `undefined`, and the caller decodes from the file per view.
  */
-function decodeShrink(picture: Picture, pane: Pane, whole: boolean): number {
-  if (!whole || picture.format !== 'jpeg') {
-    return 1;
+async function decodePicture(picture: Picture): Promise<RawImage | undefined> {
+  if (picture.width * picture.height * 3 > DECODE_ONCE_BYTES) {
+    return undefined;
   }
-  const ratio = Math.min(picture.width / pane.width, picture.height / pane.height);
-  return [8, 4, 2].find(factor => ratio >= factor) ?? 1;
+  return decodedPictures.getOrCreate(`${picture.sha256}/full`, async () =>
+    toRaw(sharp(picture.bytes, decodeOptions).flatten({ background: '#ffffff' }))
+  );
 }
 
 /**
- * The one place a picture is decoded: to opaque sRGB pixels (transparency flattened on white), at
- * 1/`shrink` of its size through JPEG shrink-on-load. Kept in a byte-bounded cache by fingerprint
- * and scale, unless the pixels would take more than {@link DECODE_ONCE_BYTES}: then `undefined`,
- * and the caller decodes from the file per view.
+ * The whole picture at a pane's size, decoded straight from the file in one libvips pass (JPEG
+ * shrink-on-load to the smallest scale that still covers the pane, then one resize) and kept by
+ * fingerprint and size: the next map of the picture (new marks, another record) costs no decode
+ * and no resize, and the cache holds the view's pixels (2.4 MB for a map), not a larger decode.
  */
-async function decodePicture(picture: Picture, shrink: number): Promise<RawImage | undefined> {
-  const width = Math.ceil(picture.width / shrink);
-  const height = Math.ceil(picture.height / shrink);
-  if (width * height * 3 > DECODE_ONCE_BYTES) {
-    return undefined;
-  }
-  return decodedPictures.getOrCreate(`${picture.sha256}/${shrink}`, async () => {
-    let image = sharp(picture.bytes, decodeOptions);
-    if (shrink > 1) {
-      // An exact power-of-two size: libjpeg's scaled decode gives it, so no resampling follows.
-      image = image.resize(width, height, { fit: 'fill', kernel: 'nearest' });
-    }
-    const decoded = await image
-      .flatten({ background: '#ffffff' })
-      .toColourspace('srgb')
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    return { data: decoded.data, raw: decoded.info };
-  });
+function wholeAtPaneSize(picture: Picture, pane: Pane): Promise<RawImage> {
+  const kernel = kernelFor(pane);
+  return decodedPictures.getOrCreate(
+    `${picture.sha256}/whole/${pane.width}x${pane.height}/${kernel}`,
+    async () =>
+      toRaw(
+        sharp(picture.bytes, decodeOptions)
+          .resize(pane.width, pane.height, { fit: 'fill', kernel })
+          .flatten({ background: '#ffffff' })
+      )
+  );
 }
 
 /** A view's source: the cached decoded pixels, or the file for pictures too large to keep. */
@@ -193,8 +189,11 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
     region.y0 === 0 &&
     region.x1 === picture.width &&
     region.y1 === picture.height;
-  const decoded = await decodePicture(picture, decodeShrink(picture, pane, whole));
-  return toRaw(resizePane(fromDecoded(decoded, picture), pane, whole));
+  if (whole) {
+    return wholeAtPaneSize(picture, pane);
+  }
+  const decoded = await decodePicture(picture);
+  return toRaw(resizePane(fromDecoded(decoded, picture), pane));
 }
 
 /**
@@ -203,9 +202,9 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
  * libvips composite pass per tile cost more than the rest of the sheet).
  */
 async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
-  const decoded = await decodePicture(picture, 1);
+  const decoded = await decodePicture(picture);
   const tiles = await Promise.all(
-    geometry.panes.map(pane => toRaw(resizePane(fromDecoded(decoded, picture), pane, false)))
+    geometry.panes.map(pane => toRaw(resizePane(fromDecoded(decoded, picture), pane)))
   );
   const { width, height } = geometry;
   const background = SHEET_BACKGROUND;
@@ -257,12 +256,67 @@ export interface RenderOptions {
   readonly format?: ViewFormat;
 }
 
-async function encodeView(canvas: Sharp, format: ViewFormat): Promise<Buffer> {
-  // The overlay adds an alpha band; views are opaque, and RGB is a quarter less to encode.
-  const opaque = canvas.removeAlpha();
+/**
+ * Views being drawn, by view (without its format), as composited pixels: a view asked for in both
+ * formats at once (the chat shows the PNG and sends the model its compact copy) is decoded,
+ * rasterized and composited once. Only work in flight is held here; finished views live in the
+ * view cache.
+ */
+const canvasesInFlight = new Map<string, Promise<RawImage>>();
+
+function sharedCanvas(key: string, draw: () => Promise<RawImage>): Promise<RawImage> {
+  let pending = canvasesInFlight.get(key);
+  if (!pending) {
+    pending = draw();
+    canvasesInFlight.set(key, pending);
+    const forget = (): void => {
+      canvasesInFlight.delete(key);
+    };
+    pending.then(forget, forget);
+  }
+  return pending;
+}
+
+/**
+ * The overlay (premultiplied RGBA, as resvg draws it) over an opaque RGB base, into a new buffer
+ * (the base may be a cached picture). Most overlay pixels are empty and most of the rest opaque,
+ * so a plain loop skips or copies them; libvips' composite converted every pixel of both layers
+ * and cost as much as the PNG encode of a map.
+ */
+function compositeOver(base: RawImage, overlay: OverlayOptions): RawImage {
+  const pixels = overlay.input;
+  const { width, height, channels } = base.raw;
+  if (
+    !Buffer.isBuffer(pixels) ||
+    channels !== 3 ||
+    overlay.raw?.channels !== 4 ||
+    !overlay.raw.premultiplied ||
+    overlay.raw.width !== width ||
+    overlay.raw.height !== height ||
+    pixels.length !== width * height * 4
+  ) {
+    throw new Error(`cannot composite this overlay over a ${width}×${height}×${channels} base`);
+  }
+  const out = Buffer.from(base.data);
+  for (let i = 0, j = 0; i < pixels.length; i += 4, j += 3) {
+    const alpha = pixels[i + 3];
+    if (alpha === 0) {
+      continue;
+    }
+    // Premultiplied "over": the overlay's colour plus what shows through, rounded.
+    const keep = 255 - alpha;
+    out[j] = pixels[i] + (((out[j] * keep + 127) / 255) | 0);
+    out[j + 1] = pixels[i + 1] + (((out[j + 1] * keep + 127) / 255) | 0);
+    out[j + 2] = pixels[i + 2] + (((out[j + 2] * keep + 127) / 255) | 0);
+  }
+  return { data: out, raw: base.raw };
+}
+
+async function encodeView(canvas: RawImage, format: ViewFormat): Promise<Buffer> {
+  const image = sharp(canvas.data, { raw: canvas.raw });
   return format === 'model'
-    ? opaque.jpeg({ quality: MODEL_JPEG_QUALITY, chromaSubsampling: '4:4:4' }).toBuffer()
-    : opaque.png({ compressionLevel: PNG_COMPRESSION_LEVEL, adaptiveFiltering: true }).toBuffer();
+    ? image.jpeg(MODEL_JPEG).toBuffer()
+    : image.png({ compressionLevel: PNG_COMPRESSION_LEVEL, adaptiveFiltering: true }).toBuffer();
 }
 
 /**
@@ -284,11 +338,18 @@ export async function renderView(
     throw error instanceof VisionError ? new HttpError(400, error.message, error.code) : error;
   }
   const recordHash = createHash('sha256').update(JSON.stringify(record)).digest('hex');
-  const key = `${picture.sha256}/${format}/${recordHash}/${JSON.stringify(spec)}`;
-  return renderedViews.getOrCreate(key, () =>
+  const view = `${picture.sha256}/${recordHash}/${JSON.stringify(spec)}`;
+  return renderedViews.getOrCreate(`${format}/${view}`, () =>
     renders.use(async () => {
       try {
-        return await drawView(picture, geometry, record, format);
+        const canvas = await sharedCanvas(view, () => drawCanvas(picture, geometry, record));
+        return {
+          bytes: await encodeView(canvas, format),
+          mime: format === 'model' ? 'image/jpeg' : 'image/png',
+          width: geometry.width,
+          height: geometry.height,
+          caption: describeView(geometry, record, picture)
+        } satisfies RenderedView;
       } finally {
         collectWhenIdle(renders);
       }
@@ -296,12 +357,11 @@ export async function renderView(
   );
 }
 
-async function drawView(
+async function drawCanvas(
   picture: Picture,
   geometry: ViewGeometry,
-  record: VisionRecord,
-  format: ViewFormat
-): Promise<RenderedView> {
+  record: VisionRecord
+): Promise<RawImage> {
   const svg = overlayGlyphs().outlineText(drawGeometry(geometry, record));
   // The overlay rasterizes on libuv's pool while libvips decodes: the two overlap on two cores.
   const [overlay, base] = await Promise.all([
@@ -313,12 +373,5 @@ async function drawView(
       throw decodeError(picture, error);
     })
   ]);
-  const bytes = await encodeView(sharp(base.data, { raw: base.raw }).composite([overlay]), format);
-  return {
-    bytes,
-    mime: format === 'model' ? 'image/jpeg' : 'image/png',
-    width: geometry.width,
-    height: geometry.height,
-    caption: describeView(geometry, record, picture)
-  } satisfies RenderedView;
+  return compositeOver(base, overlay);
 }

@@ -74,7 +74,14 @@ function readRenderBytes(answer: unknown): RenderAnswer {
   }
   try {
     const { views, picture } = decodeRenderAnswer(bytes);
-    return { views: views.map(view => ({ ...view, png: bytesToBase64(view.png) })), picture };
+    return {
+      views: views.map(({ png, model, ...view }) => ({
+        ...view,
+        png: bytesToBase64(png),
+        ...(model ? { model: { mime: model.mime, data: bytesToBase64(model.bytes) } } : {})
+      })),
+      picture
+    };
   } catch (error) {
     if (error instanceof WireFormatError) {
       throw badAnswer('render', error.message);

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { ToolHost } from './host';
 import type { PictureFingerprint } from './transcript';
 import type { VisionRecord } from './vision';
+import type { ModelImage } from './wire';
 
 /** An image a tool shows to the user and, when it accepts images, to the model. */
 export interface ToolImage {
@@ -16,6 +17,8 @@ export interface ToolImage {
   readonly width: number;
   readonly height: number;
   readonly caption: string;
+  /** The same view encoded for the model (a fraction of the PNG's bytes), when it was asked for. */
+  readonly model?: ModelImage;
 }
 
 /** What a tool call produced. */

@@ -70,7 +70,8 @@ export function renderViews(
 ): Promise<RenderAnswer> {
   return new FigureClient(host.request).call(
     'render',
-    { ...picture, expectSha256: sha256, views: [...views], record },
+    // `model`: each view's compact copy travels to the model; people see the PNG.
+    { ...picture, expectSha256: sha256, views: [...views], record, model: true },
     signal
   );
 }

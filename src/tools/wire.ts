@@ -69,18 +69,37 @@ export const RenderRequest = PictureRequest.extend({
    * `binary` asks for the compact answer ({@link encodeRenderAnswer}) that the browser's client
    * reads; `json` (the default) keeps base64 PNGs in JSON for scripts and `curl`.
    */
-  answer: z.enum(['json', 'binary']).optional()
+  answer: z.enum(['json', 'binary']).optional(),
+  /**
+   * Also encode each view for a vision request ({@link ModelImage}): the chat shows people the PNG
+   * and sends the model the compact copy, drawn from the same pixels in one render.
+   */
+  model: z.boolean().optional()
 }).refine(body => (body.view === undefined) !== (body.views === undefined), {
   message: 'give exactly one of "view" or "views"'
 });
 export type RenderRequest = z.infer<typeof RenderRequest>;
 
-/** One rendered view: a PNG (base64) with its size and caption. */
+const Base64 = z.string().regex(/^[A-Za-z0-9+/]*=*$/);
+
+/** Media types of a view's copy for the model. */
+export const MODEL_IMAGE_MIMES = ['image/jpeg'] as const;
+export type ModelImageMime = (typeof MODEL_IMAGE_MIMES)[number];
+
+/**
+ * A view encoded for the model (base64): lossy but with every mark's number legible, a fraction of
+ * the PNG's bytes, which a local model server would otherwise parse as JSON on every request.
+ */
+export const ModelImage = z.looseObject({ mime: z.enum(MODEL_IMAGE_MIMES), data: Base64 });
+export type ModelImage = z.infer<typeof ModelImage>;
+
+/** One rendered view: a PNG (base64) with its size and caption, and its model copy if asked. */
 export const RenderedView = z.looseObject({
-  png: z.string().regex(/^[A-Za-z0-9+/]*=*$/),
+  png: Base64,
   width: z.number().int().positive(),
   height: z.number().int().positive(),
-  caption: z.string()
+  caption: z.string(),
+  model: ModelImage.optional()
 });
 
 /** `POST render`'s answer: the views, and the picture they were drawn over. */
@@ -99,24 +118,40 @@ const BINARY_MAGIC = [0x46, 0x43, 0x52, 0x01];
 /** A PNG file's first eight bytes. */
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
+/** The first bytes of each model copy's format. */
+const MODEL_SIGNATURES: Record<ModelImageMime, readonly number[]> = {
+  'image/jpeg': [0xff, 0xd8, 0xff]
+};
+
 /** Largest JSON header a binary answer may carry (captions of eight views and a picture). */
 const MAX_BINARY_HEADER_BYTES = 1024 * 1024;
 
-/** The JSON header of a binary `render` answer: each view's size, caption and PNG byte count. */
+/**
+ * The JSON header of a binary `render` answer: each view's size, caption and PNG byte count, and
+ * its model copy's type and byte count when there is one.
+ */
 const BinaryHeader = z.looseObject({
   views: z
-    .array(RenderedView.omit({ png: true }).extend({ pngBytes: z.number().int().positive() }))
+    .array(
+      RenderedView.omit({ png: true, model: true }).extend({
+        pngBytes: z.number().int().positive(),
+        model: z
+          .looseObject({ mime: z.enum(MODEL_IMAGE_MIMES), bytes: z.number().int().positive() })
+          .optional()
+      })
+    )
     .max(MAX_VIEWS_PER_REQUEST),
   picture: PictureInfo
 });
 type BinaryHeader = z.infer<typeof BinaryHeader>;
 
-/** A view as the server holds it: PNG bytes, not base64. */
+/** A view as the server holds it: PNG bytes, not base64, and its model copy's bytes if asked. */
 export interface RenderedViewBytes {
   readonly png: Uint8Array;
   readonly width: number;
   readonly height: number;
   readonly caption: string;
+  readonly model?: { readonly mime: ModelImageMime; readonly bytes: Uint8Array };
 }
 
 /** A binary `render` answer that cannot be read: a server of another version, or a cut answer. */
@@ -129,33 +164,36 @@ export class WireFormatError extends Error {
 
 /**
  * `render`'s binary answer: the 4 magic bytes, the JSON header's length (uint32, big-endian), the
- * header (UTF-8 JSON: each view's width, height, caption and `pngBytes`, then the picture), then
- * each view's PNG bytes in order. PNGs are a third smaller than in base64 and never pass through
- * a JSON parser. Plain `Uint8Array`s so that the server and the browser share this code.
+ * header (UTF-8 JSON: each view's width, height, caption, `pngBytes` and `model` type and byte
+ * count, then the picture), then each view's PNG bytes followed by its model copy's, in order.
+ * Images are a third smaller than in base64 and never pass through a JSON parser. Plain
+ * `Uint8Array`s so that the server and the browser share this code.
  */
 export function encodeRenderAnswer(
   views: readonly RenderedViewBytes[],
   picture: PictureInfo
 ): Uint8Array {
   const header: BinaryHeader = {
-    views: views.map(({ width, height, caption, png }) => ({
+    views: views.map(({ width, height, caption, png, model }) => ({
       width,
       height,
       caption,
-      pngBytes: png.length
+      pngBytes: png.length,
+      ...(model ? { model: { mime: model.mime, bytes: model.bytes.length } } : {})
     })),
     picture
   };
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
-  const total = 8 + headerBytes.length + views.reduce((sum, view) => sum + view.png.length, 0);
+  const parts = views.flatMap(view => (view.model ? [view.png, view.model.bytes] : [view.png]));
+  const total = 8 + headerBytes.length + parts.reduce((sum, part) => sum + part.length, 0);
   const out = new Uint8Array(total);
   out.set(BINARY_MAGIC, 0);
   new DataView(out.buffer).setUint32(4, headerBytes.length);
   out.set(headerBytes, 8);
   let offset = 8 + headerBytes.length;
-  for (const view of views) {
-    out.set(view.png, offset);
-    offset += view.png.length;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
   }
   return out;
 }
@@ -191,13 +229,21 @@ export function decodeRenderAnswer(bytes: Uint8Array): {
     throw new WireFormatError(`header ${issue?.path.join('.') ?? ''}: ${issue?.message}`);
   }
   let offset = 8 + headerLength;
-  const views = parsed.data.views.map(({ pngBytes, width, height, caption }, index) => {
+  const views = parsed.data.views.map(({ pngBytes, width, height, caption, model }, index) => {
     const png = bytes.subarray(offset, offset + pngBytes);
     if (png.length !== pngBytes || !startsWith(png, 0, PNG_SIGNATURE)) {
       throw new WireFormatError(`view ${index + 1} is not a whole PNG`);
     }
     offset += pngBytes;
-    return { png, width, height, caption };
+    if (!model) {
+      return { png, width, height, caption };
+    }
+    const copy = bytes.subarray(offset, offset + model.bytes);
+    if (copy.length !== model.bytes || !startsWith(copy, 0, MODEL_SIGNATURES[model.mime])) {
+      throw new WireFormatError(`view ${index + 1}'s model copy is not a whole ${model.mime}`);
+    }
+    offset += model.bytes;
+    return { png, width, height, caption, model: { mime: model.mime, bytes: copy } };
   });
   if (offset !== bytes.length) {
     throw new WireFormatError(`${bytes.length - offset} bytes follow the last view`);

@@ -14,9 +14,11 @@ import {
   ask,
   chat,
   createNotebookFile,
+  modelRequests,
   openChat,
   openNotebook,
   reloadLab,
+  resetModelLog,
   saveAndCloseAll,
   SETTINGS,
   storedTranscript
@@ -46,6 +48,7 @@ test('marks, a close-up and a sheet over a cell plot replay identically after a 
   await expect(page.locator('.jp-OutputArea-output img')).toHaveCount(1, { timeout: 60000 });
 
   await openChat(page);
+  await resetModelLog(page);
   await ask(page, '[script:vision] mark the peak and the dip');
   const views = chat(page).locator('.jp-FigureChat-visionView');
   await expect(views).toHaveCount(3);
@@ -55,6 +58,14 @@ test('marks, a close-up and a sheet over a cell plot replay identically after a 
   );
   const live = await viewSources(page);
   expect(live.every(src => src.startsWith('data:image/png;base64,'))).toBe(true);
+  // The model got the same views as compact JPEG copies; people see the PNGs.
+  const sentImages = (await modelRequests(page))
+    .flatMap(request => request.messages)
+    .flatMap(message => (Array.isArray(message.content) ? message.content : []))
+    .filter(part => part.type === 'image_url')
+    .map(part => String(part.image_url?.url));
+  expect(sentImages).toHaveLength(3);
+  expect(sentImages.every(url => url.startsWith('data:image/jpeg;base64,/9j/'))).toBe(true);
 
   await saveAndCloseAll(page);
   const stored = await storedTranscript(page, path);
