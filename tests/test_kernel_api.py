@@ -154,7 +154,8 @@ def test_numpy_inputs_and_vision_output(executed):
     assert [m["id"] for m in bundle["record"]["marks"]] == [3, 4]
     assert bundle["record"]["lastId"] == 4
     assert output["data"]["text/plain"].endswith('#4 box 1,1,50,50 green "det"')
-    assert png_of(output).size == (400, 300)
+    # The picture's 400×300 pixels framed by the ruler margin (left 35, right 12, top 24, bottom 7).
+    assert png_of(output).size == (400 + 47, 300 + 31)
     # The live widget is named by this extension's own type, never by a widget-view entry that
     # other front ends would show as "Error displaying widget".
     assert output["data"][LIVE_MIME]["model_id"]
@@ -178,7 +179,7 @@ def test_update_shows_the_map_drawn_by_the_tools_renderer(executed):
     assert output["data"][FIGURE_MIME]["view"] == {"kind": "map"}
     assert '#2 box 300,40,380,160 red "colony"' in output["data"]["text/plain"]
     image = png_of(output).convert("RGB")
-    assert image.size == (400, 300)
+    assert image.size == (400 + 47, 300 + 31)
     # The picture is black; the red box's outline is drawn by the same renderer as the chat's.
     colours = image.getcolors(maxcolors=1 << 16)
     assert any(r > 200 and g < 80 and b < 80 for _, (r, g, b) in colours)
@@ -201,7 +202,8 @@ def test_assigning_marks_numbers_and_defaults_them(executed):
 def test_pil_input(executed):
     output = display(executed["pil"])
     assert output["data"][FIGURE_MIME]["picture"]["width"] == 64
-    assert png_of(output).size == (64, 48)
+    # The picture's 64×48 pixels framed by the ruler margin (left 28, right 9, top 24, bottom 7).
+    assert png_of(output).size == (64 + 37, 48 + 31)
 
 
 def test_matplotlib_input(executed):

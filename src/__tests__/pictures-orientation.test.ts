@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import type { RouteContext } from '../server/http';
 import { pictureInfoRoute } from '../server/pictures';
 import { renderRoute } from '../server/render-route';
-import { applyMarkArgs, emptyRecord, type RenderAnswer } from '../tools/vision';
+import { applyMarkArgs, emptyRecord, viewGeometry, type RenderAnswer } from '../tools/vision';
 
 /** The picture as it is shown: white, with a blue square at FEATURE. */
 const W = 160;
@@ -98,14 +98,18 @@ describe.each([1, 2, 3, 4, 5, 6, 7, 8])('EXIF orientation %i', orientation => {
     expect([info.json.width, info.json.height]).toEqual([W, H]);
 
     // Unmarked, the map shows the feature where the user sees it (the map of a small picture
-    // is the picture at scale 1).
+    // is the picture at scale 1, framed by the ruler margin).
+    const { left, top } = viewGeometry({ kind: 'map' }, emptyRecord(address), {
+      width: W,
+      height: H
+    }).panes[0];
     const plain = (await renderRoute(
       { address, ...data, view: { kind: 'map' }, record: emptyRecord(address) },
       ctx
     )) as { json: RenderAnswer };
     const seen = await bluePixels(Buffer.from(plain.json.views[0].png, 'base64'));
     expect(seen.length).toBeGreaterThan(250);
-    for (const [x, y] of seen) {
+    for (const [x, y] of seen.map(([vx, vy]) => [vx - left, vy - top])) {
       expect(x >= FEATURE.x0 - 1 && x <= FEATURE.x1 && y >= FEATURE.y0 - 1 && y <= FEATURE.y1).toBe(
         true
       );

@@ -9,7 +9,16 @@ import {
   renderView,
   VIEW_CACHE_BYTES
 } from '../server/render';
-import { applyMarkArgs, emptyRecord, type ViewSpec, type VisionRecord } from '../tools/vision';
+import {
+  applyMarkArgs,
+  emptyRecord,
+  toViewX,
+  toViewY,
+  viewGeometry,
+  type Pane,
+  type ViewSpec,
+  type VisionRecord
+} from '../tools/vision';
 
 describe('ByteCache', () => {
   it('keeps its byte budget at every insert and evicts the least recently used', () => {
@@ -68,9 +77,9 @@ function nineBoxes(address: string): VisionRecord {
 }
 
 /** The window around mark k's number in the map: left of the box's top edge, above it. */
-function digitWindow(data: Buffer, width: number, k: number): number[] {
-  const left = (200 + 150 * k) * 0.64 - 1;
-  const baseline = 400 * 0.64 - 4;
+function digitWindow(data: Buffer, width: number, pane: Pane, k: number): number[] {
+  const left = Math.round(toViewX(pane, 200 + 150 * k)) - 1;
+  const baseline = Math.round(toViewY(pane, 400)) - 4;
   const out: number[] = [];
   for (let y = baseline - 14; y <= baseline + 1; y++) {
     for (let x = left; x < left + 12; x++) {
@@ -163,9 +172,10 @@ describe('render caches and encodings', () => {
     expect((await sharp(model.bytes).metadata()).format).toBe('jpeg');
     const lossless = await sharp(png.bytes).raw().toBuffer();
     const lossy = await sharp(model.bytes).raw().toBuffer();
-    const truth = Array.from({ length: 9 }, (_, k) => digitWindow(lossless, png.width, k));
+    const pane = viewGeometry({ kind: 'map' }, record, picture).panes[0];
+    const truth = Array.from({ length: 9 }, (_, k) => digitWindow(lossless, png.width, pane, k));
     for (let k = 0; k < 9; k++) {
-      const seen = digitWindow(lossy, model.width, k);
+      const seen = digitWindow(lossy, model.width, pane, k);
       const own = distance(seen, truth[k]);
       const others = truth.filter((_, j) => j !== k).map(t => distance(seen, t));
       // The digit drew something, and the compressed copy is far closer to it than to any other.

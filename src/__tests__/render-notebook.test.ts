@@ -7,6 +7,7 @@ import sharp from 'sharp';
 
 import { renderNotebook } from '../server/render-notebook';
 import type { StoredMessage } from '../tools/transcript';
+import { emptyRecord, viewGeometry } from '../tools/vision';
 
 let dir: string;
 const SVG =
@@ -108,7 +109,13 @@ it('writes every completed figure as SVG and every view as PNG, naming what fail
   ]);
   expect(readFileSync(join(out, 'figure-001-f1.svg'), 'utf8')).toBe(SVG);
   const map = await sharp(readFileSync(join(out, 'view-001-v1-1.png'))).metadata();
-  expect([map.width, map.height]).toEqual([64, 48]);
+  // The picture's 64×48 pixels, framed by the ruler margin.
+  const { margin } = viewGeometry({ kind: 'map' }, emptyRecord('p.png'), { width: 64, height: 48 })
+    .panes[0];
+  expect([map.width, map.height]).toEqual([
+    64 + margin.left + margin.right,
+    48 + margin.top + margin.bottom
+  ]);
 });
 
 it('reports a notebook without a readable conversation', async () => {

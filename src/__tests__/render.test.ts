@@ -88,8 +88,14 @@ describe.each(['p.jpg', 'p.png'])('rendering %s', image => {
     const spec: ViewSpec = { kind: 'map', cover: ['blue'] };
     const view = await renderView(picture, spec, rec);
     const meta = await sharp(view.bytes).metadata();
-    expect([meta.format, meta.width, meta.height]).toEqual(['png', 1024, 768]);
-    const pane = viewGeometry(spec, rec, picture).panes[0];
+    const geometry = viewGeometry(spec, rec, picture);
+    expect([meta.format, meta.width, meta.height]).toEqual([
+      'png',
+      geometry.width,
+      geometry.height
+    ]);
+    expect(geometry.width).toBe(1024);
+    const pane = geometry.panes[0];
     // The covered blue box is solid blue at its centre.
     expect(await pixelAt(view.bytes, toViewX(pane, 1150), toViewY(pane, 800))).toEqual(
       hex(PALETTE_HEX.blue)
@@ -151,8 +157,9 @@ describe.each(['p.jpg', 'p.png'])('rendering %s', image => {
     const rec = record(image);
     const closeup: ViewSpec = { kind: 'closeup', at: '800,600' };
     const view = await renderView(picture, closeup, rec);
-    const pane = viewGeometry(closeup, rec, picture).panes[0];
-    expect([view.width, view.height]).toEqual([pane.width, pane.height]);
+    const closeupGeometry = viewGeometry(closeup, rec, picture);
+    const pane = closeupGeometry.panes[0];
+    expect([view.width, view.height]).toEqual([closeupGeometry.width, closeupGeometry.height]);
     // Left of the asked pixel the crosshair's white arm lies over dark picture.
     expect(
       near(

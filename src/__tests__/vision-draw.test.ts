@@ -3,6 +3,7 @@ import {
   drawView,
   emptyRecord,
   MAX_VIEW_SIDE,
+  TICK_LENGTH,
   tickLabels,
   toViewX,
   toViewY,
@@ -56,10 +57,11 @@ describe('view geometry', () => {
     eachView(geometry => {
       expect(Math.max(geometry.width, geometry.height)).toBeLessThanOrEqual(MAX_VIEW_SIDE);
       for (const pane of geometry.panes) {
-        expect(pane.left).toBeGreaterThanOrEqual(0);
-        expect(pane.top).toBeGreaterThanOrEqual(0);
-        expect(pane.left + pane.width).toBeLessThanOrEqual(geometry.width);
-        expect(pane.top + pane.height).toBeLessThanOrEqual(geometry.height);
+        // The ruler margin around every pane lies inside the view.
+        expect(pane.left - pane.margin.left).toBeGreaterThanOrEqual(0);
+        expect(pane.top - pane.margin.top).toBeGreaterThanOrEqual(0);
+        expect(pane.left + pane.width + pane.margin.right).toBeLessThanOrEqual(geometry.width);
+        expect(pane.top + pane.height + pane.margin.bottom).toBeLessThanOrEqual(geometry.height);
         expect(Number.isInteger(pane.region.x0) && Number.isInteger(pane.region.y1)).toBe(true);
         expect(pane.width).toBe(Math.round((pane.region.x1 - pane.region.x0) * pane.sx));
         expect(pane.height).toBe(Math.round((pane.region.y1 - pane.region.y0) * pane.sy));
@@ -72,13 +74,16 @@ describe('view geometry', () => {
   it('fits the map with two scales, never enlarged', () => {
     const size = { width: 4000, height: 3000 };
     const map = viewGeometry({ kind: 'map' }, emptyRecord('p.jpg'), size);
-    expect([map.width, map.height]).toEqual([1024, 768]);
+    const { margin } = map.panes[0];
+    expect(map.width).toBe(1024);
+    expect(map.panes[0].width).toBe(1024 - margin.left - margin.right);
+    expect(map.height).toBe(map.panes[0].height + margin.top + margin.bottom);
     const odd = viewGeometry({ kind: 'map' }, emptyRecord('p.jpg'), { width: 3001, height: 1999 });
-    expect(odd.panes[0].sx).toBeCloseTo(1024 / 3001, 12);
-    expect(odd.panes[0].sy).toBeCloseTo(682 / 1999, 12);
-    expect(
-      viewGeometry({ kind: 'map' }, emptyRecord('p.jpg'), { width: 50, height: 40 }).width
-    ).toBe(50);
+    const inner = 1024 - odd.panes[0].margin.left - odd.panes[0].margin.right;
+    expect(odd.panes[0].sx).toBeCloseTo(inner / 3001, 12);
+    expect(odd.panes[0].sy).toBeCloseTo(Math.round((1999 * inner) / 3001) / 1999, 12);
+    const small = viewGeometry({ kind: 'map' }, emptyRecord('p.jpg'), { width: 50, height: 40 });
+    expect([small.panes[0].width, small.panes[0].sx]).toEqual([50, 1]);
   });
 
   it('puts the close-up crosshair on the asked position', () => {
@@ -92,7 +97,7 @@ describe('view geometry', () => {
 });
 
 describe('tick labels', () => {
-  it('centres every label on its coordinate and keeps it inside its pane', () => {
+  it('centres every label on its coordinate and keeps it in the margin, off the picture', () => {
     let labels = 0;
     eachView(geometry => {
       for (const pane of geometry.panes) {
@@ -103,24 +108,43 @@ describe('tick labels', () => {
           } else {
             expect(label.y).toBeCloseTo(toViewY(pane, label.value), 9);
           }
-          expect(label.x - label.width / 2).toBeGreaterThanOrEqual(pane.left);
-          expect(label.x + label.width / 2).toBeLessThanOrEqual(pane.left + pane.width);
-          expect(label.y - label.height / 2).toBeGreaterThanOrEqual(pane.top);
-          expect(label.y + label.height / 2).toBeLessThanOrEqual(pane.top + pane.height);
+          const box = {
+            x0: label.x - label.width / 2,
+            x1: label.x + label.width / 2,
+            y0: label.y - label.height / 2,
+            y1: label.y + label.height / 2
+          };
+          // Never over the picture: above it (x labels) or left of it (y labels).
+          if (label.axis === 'x') {
+            expect(box.y1).toBeLessThanOrEqual(pane.top - TICK_LENGTH);
+          } else {
+            expect(box.x1).toBeLessThanOrEqual(pane.left - TICK_LENGTH);
+          }
+          expect(box.x0).toBeGreaterThanOrEqual(pane.left - pane.margin.left);
+          expect(box.x1).toBeLessThanOrEqual(pane.left + pane.width + pane.margin.right);
+          expect(box.y0).toBeGreaterThanOrEqual(0);
+          expect(box.y1).toBeLessThanOrEqual(pane.top + pane.height + pane.margin.bottom);
         }
       }
     });
     expect(labels).toBeGreaterThan(100);
   });
 
-  it('drops a label that would cross the edge instead of moving it', () => {
+  it('labels the first and last tick in the margin, and drops a label with no room', () => {
     const map = viewGeometry({ kind: 'map' }, emptyRecord('p.jpg'), { width: 4000, height: 3000 });
-    const xs = tickLabels(map.panes[0])
+    const pane = map.panes[0];
+    const xs = tickLabels(pane)
       .filter(l => l.axis === 'x')
       .map(l => l.value);
-    expect(xs).not.toContain(0);
+    expect(xs).toContain(0);
     expect(xs).toContain(500);
-    expect(xs).not.toContain(4000);
+    expect(xs).toContain(4000);
+    // With no room on the right, the last label is dropped, never moved.
+    const cramped = tickLabels({ ...pane, margin: { ...pane.margin, right: 0 } })
+      .filter(l => l.axis === 'x')
+      .map(l => l.value);
+    expect(cramped).toContain(3500);
+    expect(cramped).not.toContain(4000);
   });
 
   it('writes each kept label into the SVG at its centre', () => {
@@ -132,7 +156,9 @@ describe('tick labels', () => {
     }
     expect(svg).toContain('font-family="DejaVu Sans"');
     expect(
-      svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="768"')
+      svg.startsWith(
+        `<svg xmlns="http://www.w3.org/2000/svg" width="${geometry.width}" height="${geometry.height}"`
+      )
     ).toBe(true);
   });
 
@@ -148,10 +174,13 @@ describe('tick labels', () => {
       },
       size
     ).record;
-    const { svg } = drawView({ kind: 'map', cover: ['red'] }, record, size);
-    expect(svg).toMatch(/<rect x="10" y="10" width="40" height="40" fill="#ff2020"/);
-    expect(svg).toMatch(
-      /<rect x="100" y="100" width="50" height="50" fill="none" stroke="#2060ff"/
+    const { svg, geometry } = drawView({ kind: 'map', cover: ['red'] }, record, size);
+    const { left, top } = geometry.panes[0];
+    expect(svg).toContain(
+      `<rect x="${left + 10}" y="${top + 10}" width="40" height="40" fill="#ff2020"`
+    );
+    expect(svg).toContain(
+      `<rect x="${left + 100}" y="${top + 100}" width="50" height="50" fill="none" stroke="#2060ff"`
     );
   });
 

@@ -1,6 +1,6 @@
 /** Commands on the chat shown now: start a new conversation, stop the answer, export. */
 import type { JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { ICommandPalette, Notification } from '@jupyterlab/apputils';
+import { Dialog, ICommandPalette, Notification, showDialog } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { IFigureChatSidebar } from '../tokens';
@@ -42,16 +42,60 @@ export const conversationCommandsPlugin: JupyterFrontEndPlugin<void> = {
         if (!view || !notebook) {
           return;
         }
-        const { exportMarkdown } = await import('../tools/export');
-        const markdown = exportMarkdown(view.session.conversation);
-        const path = notebook.context.path.replace(/\.ipynb$/, '') + '.chat.md';
-        await app.serviceManager.contents.save(path, {
-          type: 'file',
-          format: 'text',
-          content: markdown
+        const { exportChat } = await import('../widget/export-chat');
+        const confirmReplace = async (path: string): Promise<boolean> => {
+          const answer = await showDialog({
+            title: trans.__('Replace the exported chat?'),
+            body: trans.__('%1 exists already. Replace it and its pictures?', path),
+            buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: trans.__('Replace') })]
+          });
+          return answer.button.accept;
+        };
+        const id = Notification.emit(trans.__('Exporting the conversation…'), 'in-progress', {
+          autoClose: false
         });
-        Notification.success(trans.__('Conversation exported to %1', path), { autoClose: 4000 });
-        await app.commands.execute('docmanager:open', { path });
+        try {
+          const written = await exportChat(
+            notebook,
+            view.session.conversation.entries,
+            app.serviceManager.contents,
+            confirmReplace
+          );
+          if (!written) {
+            Notification.dismiss(id);
+            return;
+          }
+          const message = written.pictures
+            ? trans.__(
+                'Conversation exported to %1, pictures in %2/',
+                written.markdown,
+                written.folder
+              )
+            : trans.__('Conversation exported to %1', written.markdown);
+          Notification.update({
+            id,
+            message: written.failures.length
+              ? `${message} ${trans.__('Not drawn: %1', written.failures.join('; '))}`
+              : message,
+            type: written.failures.length ? 'warning' : 'success',
+            autoClose: written.failures.length ? false : 4000
+          });
+          // The preview, so the pictures show at once.
+          await app.commands.execute('docmanager:open', {
+            path: written.markdown,
+            factory: 'Markdown Preview'
+          });
+        } catch (error) {
+          Notification.update({
+            id,
+            message: trans.__(
+              'Export failed: %1',
+              error instanceof Error ? error.message : String(error)
+            ),
+            type: 'error',
+            autoClose: false
+          });
+        }
       }
     });
     for (const command of [CommandIDs.newConversation, CommandIDs.export, CommandIDs.stop]) {

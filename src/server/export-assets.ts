@@ -7,10 +7,9 @@
  */
 import { constants } from 'node:fs';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 
-import { exportMarkdown, type ExportAssets } from '../tools/export';
-import { pinTargets } from '../tools/pin-source';
+import { drawExportAssets, exportMarkdown, exportStem, type ExportAssets } from '../tools/export';
 import { isReadable, loadTranscript, METADATA_KEY } from '../tools/transcript';
 import { parsePictureAddress } from '../tools/vision';
 import { loadPicture, type Picture } from './pictures';
@@ -68,10 +67,6 @@ function parseArgs(argv: string[]): Options | string {
   return notebook ? { notebook, assets, root, force } : 'give one NOTEBOOK';
 }
 
-function safeName(text: string): string {
-  return text.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
-}
-
 /** The base64 of a cell's image output (a string or a list of lines, as nbformat stores it). */
 function cellImage(notebook: NotebookJson, cellId: string, index: number): string | undefined {
   const data = notebook.cells?.find(cell => cell.id === cellId)?.outputs?.[index]?.data;
@@ -109,61 +104,51 @@ async function exportWithAssets(
   io: ExportIo
 ): Promise<number> {
   const transcript = loadTranscript(notebook.metadata?.[METADATA_KEY]);
-  const messages = transcript.entries.filter(isReadable);
-  const stem = safeName(basename(options.notebook).replace(/\.ipynb$/i, '')) || 'notebook';
-  const files: Asset[] = [];
-  const figures = new Map<string, string>();
-  const views = new Map<string, Array<{ path: string; caption: string }>>();
-  const failures: string[] = [];
+  const stem = exportStem(options.notebook);
   const pictures = new Map<string, Promise<Picture>>();
-  let figureCount = 0;
-  let viewCount = 0;
-  for (const target of pinTargets(messages)) {
-    const call = target.source.call;
-    try {
-      if (target.kind === 'figure') {
+  const pictureOf = (address: string, sha256: string): Promise<Picture> => {
+    const key = `${address}|${sha256}`;
+    let picture = pictures.get(key);
+    if (!picture) {
+      const parsed = parsePictureAddress(address);
+      const data =
+        parsed.kind === 'cell' ? cellImage(notebook, parsed.cellId, parsed.output) : undefined;
+      picture =
+        parsed.kind === 'cell' && data === undefined
+          ? Promise.reject(new Error(`the notebook has no image output ${address}`))
+          : loadPicture(
+              { address, data, expectSha256: sha256 },
+              { root: options.root, hideHidden: true }
+            );
+      pictures.set(key, picture);
+    }
+    return picture;
+  };
+  const drawn = await drawExportAssets<Buffer | string>(
+    transcript.entries.filter(isReadable),
+    stem,
+    {
+      figure: async target => {
         const check = await checkSvg(target.svg);
         if (!check.ok) {
           throw new Error(check.error.message);
         }
-        figureCount += 1;
-        const name = `${stem}-figure-${String(figureCount).padStart(3, '0')}-${safeName(call)}.svg`;
-        files.push({ name, bytes: target.svg });
-        figures.set(call, name);
-        continue;
+        return target.svg;
+      },
+      view: async target => {
+        const { address, sha256 } = target.picture;
+        const rendered = await renderView(
+          await pictureOf(address, sha256),
+          target.spec,
+          target.record
+        );
+        return { data: rendered.bytes, caption: rendered.caption };
       }
-      const { address, sha256 } = target.picture;
-      const key = `${address}|${sha256}`;
-      let picture = pictures.get(key);
-      if (!picture) {
-        const parsed = parsePictureAddress(address);
-        const data =
-          parsed.kind === 'cell' ? cellImage(notebook, parsed.cellId, parsed.output) : undefined;
-        picture =
-          parsed.kind === 'cell' && data === undefined
-            ? Promise.reject(new Error(`the notebook has no image output ${address}`))
-            : loadPicture(
-                { address, data, expectSha256: sha256 },
-                { root: options.root, hideHidden: true }
-              );
-        pictures.set(key, picture);
-      }
-      const rendered = await renderView(await picture, target.spec, target.record);
-      viewCount += 1;
-      const name = `${stem}-view-${String(viewCount).padStart(3, '0')}-${safeName(call)}-${target.index + 1}.png`;
-      files.push({ name, bytes: rendered.bytes });
-      const list = views.get(call) ?? [];
-      list.push({ path: name, caption: rendered.caption });
-      views.set(call, list);
-    } catch (error) {
-      const what = target.kind === 'figure' ? 'figure' : `view ${target.index + 1}`;
-      failures.push(`${what} of call ${call}: ${error instanceof Error ? error.message : error}`);
     }
-  }
-  const assets: ExportAssets = {
-    figure: id => figures.get(id),
-    views: id => views.get(id) ?? []
-  };
+  );
+  const files: Asset[] = drawn.files.map(file => ({ name: file.name, bytes: file.data }));
+  const failures = drawn.failures;
+  const assets: ExportAssets = drawn.links('');
   const markdownName = `${stem}.chat.md`;
   files.push({ name: markdownName, bytes: exportMarkdown(transcript, assets) });
   await mkdir(options.assets, { recursive: true });

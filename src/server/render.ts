@@ -17,6 +17,7 @@ import sharp, { type KernelEnum, type OverlayOptions, type Sharp } from 'sharp';
 import {
   describeView,
   drawGeometry,
+  paneSampling,
   viewGeometry,
   VisionError,
   type Pane,
@@ -70,8 +71,8 @@ export const MODEL_JPEG = { quality: 75, chromaSubsampling: '4:4:4' } as const;
  */
 export type ViewFormat = 'png' | 'model';
 
-/** Background of sheets, between and around tiles. */
-const SHEET_BACKGROUND = { r: 32, g: 32, b: 32 };
+/** Background of the ruler margins, and of sheets between and around tiles. */
+export const MARGIN_BACKGROUND = { r: 32, g: 32, b: 32 } as const;
 
 const renders = new Semaphore(RENDER_CONCURRENCY);
 
@@ -117,8 +118,16 @@ function decodeError(picture: Picture, error: unknown): unknown {
 }
 
 function kernelFor(pane: Pane): keyof KernelEnum {
-  // Enlarged close-ups show the real pixels as blocks; smoothing would invent detail.
-  return Math.min(pane.sx, pane.sy) >= 2 ? 'nearest' : 'lanczos3';
+  switch (paneSampling(pane)) {
+    case 'reduced':
+      return 'lanczos3';
+    // Catmull-Rom: sharper than Mitchell, and at large factors without Lanczos' ringing around
+    // the hard edges of text and lines.
+    case 'smooth':
+      return 'cubic';
+    case 'pixel-grid':
+      return 'nearest';
+  }
 }
 
 /** A pane's region of the picture, resized to the pane. */
@@ -190,29 +199,35 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
     region.x1 === picture.width &&
     region.y1 === picture.height;
   if (whole) {
-    return wholeAtPaneSize(picture, pane);
+    return layOutPanes(geometry, [await wholeAtPaneSize(picture, pane)]);
   }
   const decoded = await decodePicture(picture);
-  return toRaw(resizePane(fromDecoded(decoded, picture), pane));
+  return layOutPanes(geometry, [await toRaw(resizePane(fromDecoded(decoded, picture), pane))]);
 }
 
-/**
- * A sheet's picture: each tile resized by libvips, then its rows copied into place on the
- * background. Tiles never overlap and are opaque, so placing them is a copy, not a blend (one
- * libvips composite pass per tile cost more than the rest of the sheet).
- */
+/** A sheet's picture: each tile resized by libvips, then laid out. */
 async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
   const decoded = await decodePicture(picture);
   const tiles = await Promise.all(
     geometry.panes.map(pane => toRaw(resizePane(fromDecoded(decoded, picture), pane)))
   );
+  return layOutPanes(geometry, tiles);
+}
+
+/**
+ * The view's canvas: the margin background with each pane's pixels copied to the pane's place,
+ * so rulers drawn in the margin never cover the picture. Panes never overlap and are opaque, so
+ * placing them is a copy, not a blend (one libvips composite pass per tile cost more than the
+ * rest of a sheet).
+ */
+function layOutPanes(geometry: ViewGeometry, panes: readonly RawImage[]): RawImage {
   const { width, height } = geometry;
-  const background = SHEET_BACKGROUND;
+  const background = MARGIN_BACKGROUND;
   const data = Buffer.alloc(width * height * 3).fill(
     Buffer.from([background.r, background.g, background.b])
   );
   geometry.panes.forEach((pane, index) => {
-    const { data: tile, raw: info } = tiles[index];
+    const { data: pixels, raw: info } = panes[index];
     if (
       info.channels !== 3 ||
       info.width !== pane.width ||
@@ -222,11 +237,11 @@ async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<Ra
       pane.left + pane.width > width ||
       pane.top + pane.height > height
     ) {
-      throw new Error(`sheet tile ${index} is ${info.width}×${info.height}×${info.channels}`);
+      throw new Error(`pane ${index} is ${info.width}×${info.height}×${info.channels}`);
     }
     const row = pane.width * 3;
     for (let y = 0; y < pane.height; y++) {
-      tile.copy(data, ((pane.top + y) * width + pane.left) * 3, y * row, (y + 1) * row);
+      pixels.copy(data, ((pane.top + y) * width + pane.left) * 3, y * row, (y + 1) * row);
     }
   });
   return { data, raw: { width, height, channels: 3 } };

@@ -5,6 +5,7 @@
  * Markdown stands alone; with {@link ExportAssets} (pictures written beside the Markdown),
  * figures and vision views are images that any Markdown preview shows.
  */
+import { pinTargets, type PinTarget } from './pin-source';
 import { figureFromCall } from './svg';
 import { stripTransportMarkup } from './toolcalls';
 import type { StoredMessage, ToolMessage, UnreadableEntry } from './transcript';
@@ -31,6 +32,91 @@ function argumentSummary(args: Record<string, unknown>): string {
 export interface ExportAssets {
   figure(callId: string): string | undefined;
   views(callId: string): ReadonlyArray<{ readonly path: string; readonly caption: string }>;
+}
+
+/** A file name part of letters, digits, `_` and `-` only, so every file system takes it. */
+export function safeFileName(text: string): string {
+  return text.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+}
+
+/** The stem of export file names: the notebook's name without `.ipynb`, made safe. */
+export function exportStem(notebookPath: string): string {
+  const name = notebookPath.split(/[\\/]/).pop() ?? '';
+  return safeFileName(name.replace(/\.ipynb$/i, '')) || 'notebook';
+}
+
+/**
+ * How one exporter draws pictures: the figure server's own renderer for the CLI, the figure
+ * server over HTTP for the browser. Each throws with a message a person can act on when it
+ * cannot draw (a refused SVG, a missing or changed picture).
+ */
+export interface AssetDrawer<T> {
+  figure(target: Extract<PinTarget, { kind: 'figure' }>): Promise<T>;
+  view(target: Extract<PinTarget, { kind: 'vision' }>): Promise<{ data: T; caption: string }>;
+}
+
+/** The pictures of an export, drawn: files to write, what could not be drawn, and the links. */
+export interface DrawnAssets<T> {
+  readonly files: ReadonlyArray<{ readonly name: string; readonly data: T }>;
+  /** One line per figure or view that could not be drawn, naming it and why. */
+  readonly failures: readonly string[];
+  /** The links for {@link exportMarkdown}, as paths under `folder` (`''`: beside the Markdown). */
+  links(folder: string): ExportAssets;
+}
+
+/**
+ * Draw every figure (`.svg`) and view (`.png`) of a conversation for an export, with names made of
+ * the notebook's stem, a running number and the call id, so the same conversation always gives
+ * the same names. Both the CLI and the chat's Export button use this; only drawing differs.
+ */
+export async function drawExportAssets<T>(
+  messages: readonly StoredMessage[],
+  stem: string,
+  drawer: AssetDrawer<T>
+): Promise<DrawnAssets<T>> {
+  const files: Array<{ name: string; data: T }> = [];
+  const figures = new Map<string, string>();
+  const views = new Map<string, Array<{ path: string; caption: string }>>();
+  const failures: string[] = [];
+  let figureCount = 0;
+  let viewCount = 0;
+  for (const target of pinTargets(messages)) {
+    const call = target.source.call;
+    try {
+      if (target.kind === 'figure') {
+        const data = await drawer.figure(target);
+        figureCount += 1;
+        const name = `${stem}-figure-${String(figureCount).padStart(3, '0')}-${safeFileName(call)}.svg`;
+        files.push({ name, data });
+        figures.set(call, name);
+        continue;
+      }
+      const { data, caption } = await drawer.view(target);
+      viewCount += 1;
+      const name = `${stem}-view-${String(viewCount).padStart(3, '0')}-${safeFileName(call)}-${target.index + 1}.png`;
+      files.push({ name, data });
+      const list = views.get(call) ?? [];
+      list.push({ path: name, caption });
+      views.set(call, list);
+    } catch (error) {
+      const what = target.kind === 'figure' ? 'figure' : `view ${target.index + 1}`;
+      failures.push(`${what} of call ${call}: ${error instanceof Error ? error.message : error}`);
+    }
+  }
+  return {
+    files,
+    failures,
+    links: folder => {
+      const under = (name: string): string => (folder ? `${folder}/${name}` : name);
+      return {
+        figure: id => {
+          const name = figures.get(id);
+          return name === undefined ? undefined : under(name);
+        },
+        views: id => (views.get(id) ?? []).map(view => ({ ...view, path: under(view.path) }))
+      };
+    }
+  };
 }
 
 /** Headings inside a turn start at this level (the turn's own heading is `##`). */

@@ -35,13 +35,22 @@ export function shownMarks(modelCaption: string, record: VisionRecord): Mark[] {
   return record.marks.filter(mark => ids.has(mark.id));
 }
 
+/**
+ * The caption's first line: what the view is, of which picture, and how it was enlarged
+ * (smoothly, or as a pixel grid at very high zoom), as the model's caption says it.
+ */
+export function viewTitle(modelCaption: string, record: VisionRecord): string {
+  const enlarged = /; (enlarged [^;]+)/.exec(modelCaption)?.[1];
+  return `${viewKind(modelCaption)} ${pictureName(record.image)}${enlarged ? `, ${enlarged}` : ''}`;
+}
+
 /** The caption element under a view. */
 export function renderViewCaption(modelCaption: string, record: VisionRecord): HTMLElement {
   const caption = document.createElement('figcaption');
   caption.className = 'jp-FigureChat-figure-caption jp-FigureChat-viewCaption';
   const title = document.createElement('div');
   title.className = 'jp-FigureChat-viewCaption-title';
-  title.textContent = `${viewKind(modelCaption)} ${pictureName(record.image)}`;
+  title.textContent = viewTitle(modelCaption, record);
   caption.append(title);
   const marks = shownMarks(modelCaption, record);
   if (marks.length) {

@@ -1,14 +1,21 @@
 /**
  * Views as SVG overlays (pure strings): tick labels, marks, mark numbers, crosshairs, tile labels.
  * The picture itself is composited underneath by the renderer, which uses the same
- * {@link viewGeometry}.
+ * {@link viewGeometry}, on a canvas with a ruler margin around each pane.
  *
- * Every label is an original-picture coordinate or a mark number. A tick label is centred on its
- * tick; one that would not fit inside its pane is dropped, never nudged inwards, because a nudged
- * label would name a position it is not at.
+ * Rulers (tick lines and labels) are drawn in that margin, outside the picture, so they never
+ * cover what the picture shows. Every label is an original-picture coordinate or a mark number. A
+ * tick label is centred on its tick; one that would not fit in its margin is dropped, never
+ * nudged, because a nudged label would name a position it is not at.
  */
 import { PALETTE_HEX } from './address';
 import {
+  DIGIT_EM,
+  TICK_FONT_SIZE,
+  TICK_LABEL_GAP,
+  TICK_LENGTH,
+  tickLabelWidth,
+  paneSampling,
   toViewX,
   toViewY,
   viewGeometry,
@@ -21,14 +28,12 @@ import { markBounds, type Mark, type PictureSize, type VisionRecord } from './re
 /** The font every overlay uses; the renderer loads it from the bundled DejaVu files. */
 export const FONT_FAMILY = 'DejaVu Sans';
 
-/** Tick label size and the least distance between labelled ticks, in view pixels. */
-export const TICK_FONT_SIZE = 11;
+/** The least distance between labelled ticks, in view pixels. */
 export const MIN_TICK_SPACING = 64;
-/** Length of a tick line from the pane's edge. */
-export const TICK_LENGTH = 7;
 
-/** DejaVu Sans advances digits by 0.636 em and the minus by 0.838 em; 0.64 em bounds both well. */
-const DIGIT_EM = 0.64;
+/** Rulers are light on the renderer's dark margin. */
+export const RULER_COLOUR = '#e8e8e8';
+
 const MARK_FONT_SIZE = 13;
 const HALO = '#000000';
 
@@ -75,33 +80,35 @@ export function paneTicks(pane: Pane): { xs: number[]; ys: number[] } {
 }
 
 /**
- * The tick labels of a pane that fit: x labels centred on their tick along the top edge, y labels
- * centred on their tick along the left edge (clear of the top band). Labels that would cross the
- * pane's edge are dropped.
+ * The tick labels of a pane that fit in its margin: x labels centred on their tick above the
+ * picture, y labels centred on their tick left of it. Labels that would leave the margin (into
+ * the picture, a neighbouring tile or past the view's edge) are dropped.
  */
 export function tickLabels(pane: Pane): TickLabel[] {
   const { xs, ys } = paneTicks(pane);
+  const { margin } = pane;
   const height = TICK_FONT_SIZE;
-  const right = pane.left + pane.width;
-  const bottom = pane.top + pane.height;
-  const topBand = pane.top + TICK_LENGTH + 2 + height + 2;
+  const outerLeft = pane.left - margin.left;
+  const outerRight = pane.left + pane.width + margin.right;
   const labels: TickLabel[] = [];
   for (const value of xs) {
     const text = String(value);
-    const width = text.length * DIGIT_EM * TICK_FONT_SIZE;
+    const width = tickLabelWidth(text.length);
     const x = toViewX(pane, value);
-    const y = pane.top + TICK_LENGTH + 2 + height / 2;
-    if (x - width / 2 >= pane.left && x + width / 2 <= right && y + height / 2 <= bottom) {
+    const y = pane.top - TICK_LENGTH - TICK_LABEL_GAP - height / 2;
+    if (x - width / 2 >= outerLeft && x + width / 2 <= outerRight) {
       labels.push({ axis: 'x', value, text, x, y, width, height });
     }
   }
+  // Below the x labels' row, so the corner holds no two labels on top of each other.
+  const yTop = pane.top - TICK_LENGTH - TICK_LABEL_GAP;
+  const yBottom = pane.top + pane.height + margin.bottom;
   for (const value of ys) {
     const text = String(value);
-    const width = text.length * DIGIT_EM * TICK_FONT_SIZE;
-    // A clear gap after the tick, so the tick does not read as a minus sign.
-    const x = pane.left + TICK_LENGTH + 5 + width / 2;
+    const width = tickLabelWidth(text.length);
+    const x = pane.left - TICK_LENGTH - TICK_LABEL_GAP - width / 2;
     const y = toViewY(pane, value);
-    if (y - height / 2 >= topBand && y + height / 2 <= bottom && x + width / 2 <= right) {
+    if (y - height / 2 >= yTop && y + height / 2 <= yBottom && x - width / 2 >= outerLeft) {
       labels.push({ axis: 'y', value, text, x, y, width, height });
     }
   }
@@ -136,31 +143,24 @@ function centredBaseline(y: number, size: number): number {
   return y + size * 0.365;
 }
 
+/** Tick lines from the picture's edge outwards, and their labels, all in the margin. */
 function drawTicks(pane: Pane): string {
   const { xs, ys } = paneTicks(pane);
   const lines: string[] = [];
   for (const x of xs) {
-    const vx = n(toViewX(pane, x));
-    lines.push(`M${vx} ${n(pane.top)}v${TICK_LENGTH}`);
+    lines.push(`M${n(toViewX(pane, x))} ${n(pane.top - TICK_LENGTH)}v${TICK_LENGTH}`);
   }
   for (const y of ys) {
-    const vy = n(toViewY(pane, y));
-    lines.push(`M${n(pane.left)} ${vy}h${TICK_LENGTH}`);
+    lines.push(`M${n(pane.left - TICK_LENGTH)} ${n(toViewY(pane, y))}h${TICK_LENGTH}`);
   }
-  const d = lines.join('');
-  const labels = tickLabels(pane).map(label =>
-    haloText(
-      label.text,
-      label.x,
-      centredBaseline(label.y, TICK_FONT_SIZE),
-      TICK_FONT_SIZE,
-      '#ffffff',
-      'middle'
-    )
+  // Plain text: on the flat margin a halo would only cost the rasterizer.
+  const labels = tickLabels(pane).map(
+    label =>
+      `<text x="${n(label.x)}" y="${n(centredBaseline(label.y, TICK_FONT_SIZE))}" ` +
+      `font-size="${TICK_FONT_SIZE}" text-anchor="middle" fill="${RULER_COLOUR}">${label.text}</text>`
   );
   return (
-    `<path d="${d}" stroke="${HALO}" stroke-width="3" fill="none"/>` +
-    `<path d="${d}" stroke="#ffffff" stroke-width="1" fill="none"/>` +
+    `<path d="${lines.join('')}" stroke="${RULER_COLOUR}" stroke-width="1" fill="none"/>` +
     labels.join('')
   );
 }
@@ -229,22 +229,26 @@ function drawPane(pane: Pane, index: number, record: VisionRecord, geometry: Vie
     .join('');
   const label =
     geometry.kind === 'sheet' && pane.label !== undefined
-      ? haloText(pane.label, pane.left + pane.width / 2, pane.top - 5, 12, '#ffffff', 'middle')
+      ? haloText(
+          pane.label,
+          pane.left + pane.width / 2,
+          pane.top - pane.margin.top - 5,
+          12,
+          '#ffffff',
+          'middle'
+        )
       : '';
-  const content = `${marks}${drawCrosshair(pane)}${drawTicks(pane)}`;
-  // A pane that fills the view is clipped by the view's own edge; a clip path there would clip
-  // nothing and still cost the rasterizer a layer and a mask as large as the view.
-  if (
-    pane.left === 0 &&
-    pane.top === 0 &&
-    pane.width === geometry.width &&
-    pane.height === geometry.height
-  ) {
-    return content + label;
+  const content = `${marks}${drawCrosshair(pane)}`;
+  // A single pane's marks may reach into its margin (the view's edge clips them), which keeps a
+  // mark at the picture's edge whole and spares the rasterizer a clip layer as large as the view.
+  // Sheet tiles are clipped, so a mark never spills onto a neighbour's rulers.
+  if (geometry.kind !== 'sheet') {
+    return content + drawTicks(pane) + label;
   }
   return (
     `<clipPath id="${clip}"><rect x="${pane.left}" y="${pane.top}" width="${pane.width}" height="${pane.height}"/></clipPath>` +
     `<g clip-path="url(#${clip})">${content}</g>` +
+    drawTicks(pane) +
     label
   );
 }
@@ -270,7 +274,40 @@ export function drawView(
   return { svg: drawGeometry(geometry, record), geometry };
 }
 
-/** One line saying what a view shows, for captions and the model. */
+function zoomFactor(zoom: number): string {
+  return String(Math.round(zoom * 10) / 10);
+}
+
+/**
+ * How a view's panes were enlarged, as the caption says it (`; enlarged 4.2× smoothly`, `;
+ * enlarged 16× as a pixel grid`), or nothing for views shown at or below the picture's size.
+ */
+export function describeSampling(geometry: ViewGeometry): string {
+  const enlarged = geometry.panes.filter(pane => paneSampling(pane) !== 'reduced');
+  if (!enlarged.length) {
+    return '';
+  }
+  const zooms = enlarged.map(pane => Math.min(pane.sx, pane.sy));
+  const low = Math.min(...zooms);
+  const high = Math.max(...zooms);
+  const zoom =
+    zoomFactor(low) === zoomFactor(high)
+      ? zoomFactor(low)
+      : `${zoomFactor(low)}–${zoomFactor(high)}`;
+  const kinds = new Set(enlarged.map(paneSampling));
+  const how = [
+    kinds.has('smooth') ? 'smoothly' : '',
+    kinds.has('pixel-grid') ? 'as a pixel grid' : ''
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  return `; enlarged ${zoom}× ${how}`;
+}
+
+/**
+ * One line saying what a view shows, for captions and the model. The view's pixels are the
+ * picture's, framed by rulers in a margin whose labels are original coordinates.
+ */
 export function describeView(
   geometry: ViewGeometry,
   record: VisionRecord,
@@ -290,14 +327,16 @@ export function describeView(
   const marks = visible.length
     ? `; shows ${visible.map(mark => `#${mark.id}`).join(', ')}`
     : '; shows no marks';
+  const sampling = describeSampling(geometry);
+  const rulers = '; rulers in the margin, in original pixels';
   switch (geometry.kind) {
     case 'map':
-      return `Map of ${record.image} (${size.width}×${size.height}, ${record.marks.length} marks) at ${shown}${marks}${covered}`;
+      return `Map of ${record.image} (${size.width}×${size.height}, ${record.marks.length} marks) at ${shown}${rulers}${marks}${covered}`;
     case 'marks':
-      return `Marks of ${record.image}, region ${region(pane)} at ${shown}${marks}${covered}`;
+      return `Marks of ${record.image}, region ${region(pane)} at ${shown}${sampling}${rulers}${marks}${covered}`;
     case 'closeup':
-      return `Close-up of ${record.image} at ${pane.label ?? ''}, region ${region(pane)} at ${shown}${marks}${covered}`;
+      return `Close-up of ${record.image} at ${pane.label ?? ''}, region ${region(pane)} at ${shown}${sampling}${rulers}${marks}${covered}`;
     case 'sheet':
-      return `Sheet of ${geometry.panes.length} close-ups of ${record.image}: ${geometry.panes.map(p => p.label ?? '').join(' ')}${marks}${covered}`;
+      return `Sheet of ${geometry.panes.length} close-ups of ${record.image}: ${geometry.panes.map(p => p.label ?? '').join(' ')}${sampling}${rulers}${marks}${covered}`;
   }
 }

@@ -5,6 +5,10 @@
  * A pane maps original pixels to view pixels with two scales, `x' = left + (x − x0)·sx` and
  * `y' = top + (y − y0)·sy`: a fitted view rounds its width and height independently, so one scale
  * would misplace marks by up to half a view pixel per hundred.
+ *
+ * Every pane has a ruler margin around it (tick lines and their labels), so the rulers never
+ * cover the picture, its title or its axis labels: `left` and `top` of a pane are the margin's
+ * width and height (plus, in sheets, the tile's place).
  */
 import { z } from 'zod';
 
@@ -31,12 +35,67 @@ export const SHEET_TILE_SIDE = 384;
 /** Most close-ups one sheet holds. */
 export const MAX_SHEET_TILES = 16;
 
-/** Most a close-up enlarges: past this, interpolated pixels show nothing new. */
-export const MAX_ZOOM = 8;
+/**
+ * Most a close-up enlarges. A close-up is at least 32 picture pixels across, so only pictures of
+ * at most 384 pixels (icons, sprites, thumbnails) reach it, and there it shows their pixels as a
+ * grid ({@link PIXEL_GRID_ZOOM}).
+ */
+export const MAX_ZOOM = 16;
+
+/**
+ * Zoom at which an enlarged pane shows the picture's pixels as a crisp grid (nearest neighbour)
+ * instead of smoothly. Below it, people read an enlarged chart or photo as the picture, and
+ * blocks would make its text and lines look broken; a view in the sidebar is drawn at about a
+ * third of its size, so a source pixel at 8× is still under 3 screen pixels. At 16× each source
+ * pixel is a 16-pixel block, at least 5 screen pixels even in the sidebar: the person is looking
+ * at pixels, and smoothing would blur each into a gradient that is not in the picture.
+ */
+export const PIXEL_GRID_ZOOM = 16;
 
 /** Height of the label strip above each sheet tile, and the gap around tiles. */
 export const SHEET_LABEL_HEIGHT = 18;
 export const SHEET_GAP = 4;
+
+/** Tick label size, in view pixels. */
+export const TICK_FONT_SIZE = 11;
+/** Length of a tick line, from the picture's edge outwards into the margin. */
+export const TICK_LENGTH = 7;
+/** Space between a tick line's outer end and its label. */
+export const TICK_LABEL_GAP = 3;
+/** DejaVu Sans advances digits by 0.636 em and the minus by 0.838 em; 0.64 em bounds both well. */
+export const DIGIT_EM = 0.64;
+
+/**
+ * The ruler margin around a pane, in view pixels: x ticks and labels above the picture, y ticks and
+ * labels left of it, and room on the right and at the bottom for the half of a label centred on
+ * the last tick.
+ */
+export interface RulerMargin {
+  readonly left: number;
+  readonly top: number;
+  readonly right: number;
+  readonly bottom: number;
+}
+
+/** The width of a tick label of `digits` digits. */
+export function tickLabelWidth(digits: number): number {
+  return digits * DIGIT_EM * TICK_FONT_SIZE;
+}
+
+/**
+ * The margin of every pane of a picture's views: wide enough for the longest coordinate the picture
+ * has (its width or height), so all of its views, sheets included, have the same frame.
+ */
+export function rulerMargin(size: PictureSize): RulerMargin {
+  const xLabel = tickLabelWidth(String(size.width).length);
+  const yLabel = tickLabelWidth(String(size.height).length);
+  return {
+    left: Math.ceil(TICK_LENGTH + TICK_LABEL_GAP + yLabel + TICK_LABEL_GAP),
+    top: TICK_LENGTH + TICK_LABEL_GAP + TICK_FONT_SIZE + TICK_LABEL_GAP,
+    right: Math.ceil(xLabel / 2) + 1,
+    bottom: Math.ceil(TICK_FONT_SIZE / 2) + 1
+  };
+}
 
 const coverField = z.array(z.enum(PALETTE)).max(PALETTE.length).optional();
 
@@ -76,6 +135,8 @@ export interface Pane {
   readonly height: number;
   readonly sx: number;
   readonly sy: number;
+  /** The ruler margin around the pane (inside the view: `left ≥ margin.left`). */
+  readonly margin: RulerMargin;
   /** The asked position, drawn as a crosshair (close-ups and tiles). */
   readonly focus?: { readonly x: number; readonly y: number };
   /** The tile's address, written above it (sheets). */
@@ -91,6 +152,17 @@ export interface ViewGeometry {
   readonly cover: readonly Colour[];
 }
 
+/** How a pane's pixels are resampled: shrunk, enlarged smoothly, or enlarged as a pixel grid. */
+export type PaneSampling = 'reduced' | 'smooth' | 'pixel-grid';
+
+/** How a pane is resampled (the renderer picks its kernel from this, the caption says it). */
+export function paneSampling(pane: Pane): PaneSampling {
+  if (Math.min(pane.sx, pane.sy) >= PIXEL_GRID_ZOOM) {
+    return 'pixel-grid';
+  }
+  return Math.max(pane.sx, pane.sy) > 1 ? 'smooth' : 'reduced';
+}
+
 /** Map an original x to view pixels in a pane. */
 export function toViewX(pane: Pane, x: number): number {
   return pane.left + (x - pane.region.x0) * pane.sx;
@@ -103,15 +175,16 @@ export function toViewY(pane: Pane, y: number): number {
 
 function fit(
   region: Region,
-  box: number,
+  boxWidth: number,
+  boxHeight: number,
   maxZoom: number
 ): { width: number; height: number; sx: number; sy: number } {
   const rw = region.x1 - region.x0;
   const rh = region.y1 - region.y0;
-  const scale = Math.min(box / rw, box / rh, maxZoom);
+  const scale = Math.min(boxWidth / rw, boxHeight / rh, maxZoom);
   // Each side is rounded on its own and capped, hence two scales.
-  const width = Math.min(box, Math.max(1, Math.round(rw * scale)));
-  const height = Math.min(box, Math.max(1, Math.round(rh * scale)));
+  const width = Math.min(boxWidth, Math.max(1, Math.round(rw * scale)));
+  const height = Math.min(boxHeight, Math.max(1, Math.round(rh * scale)));
   return { width, height, sx: width / rw, sy: height / rh };
 }
 
@@ -175,8 +248,34 @@ export function closeupTarget(
   return { extent: placed, focus, label: `${placed.x0},${placed.y0},${placed.x1},${placed.y1}` };
 }
 
-function singlePane(region: Region, box: number, maxZoom: number, extra: Partial<Pane> = {}): Pane {
-  return { region, left: 0, top: 0, ...fit(region, box, maxZoom), ...extra };
+/**
+ * A view of one pane: the pane fits `box` and the view's cap together with its margin, and sits
+ * at the margin's offset.
+ */
+function singlePane(
+  kind: 'map' | 'marks' | 'closeup',
+  region: Region,
+  size: PictureSize,
+  box: number,
+  maxZoom: number,
+  cover: readonly Colour[],
+  extra: Pick<Pane, 'focus' | 'label'> = {}
+): ViewGeometry {
+  const margin = rulerMargin(size);
+  const fitted = fit(
+    region,
+    Math.min(box, MAX_VIEW_SIDE - margin.left - margin.right),
+    Math.min(box, MAX_VIEW_SIDE - margin.top - margin.bottom),
+    maxZoom
+  );
+  const pane: Pane = { region, left: margin.left, top: margin.top, margin, ...fitted, ...extra };
+  return {
+    kind,
+    width: margin.left + pane.width + margin.right,
+    height: margin.top + pane.height + margin.bottom,
+    panes: [pane],
+    cover
+  };
 }
 
 /**
@@ -193,8 +292,7 @@ export function viewGeometry(
   switch (spec.kind) {
     case 'map': {
       // Never enlarged: the map shows the picture as it is, only smaller when it must be.
-      const pane = singlePane(whole, MAX_VIEW_SIDE, 1);
-      return { kind: 'map', width: pane.width, height: pane.height, panes: [pane], cover };
+      return singlePane('map', whole, size, MAX_VIEW_SIDE, 1, cover);
     }
     case 'marks': {
       // A loop, not Math.min(...spread): a spread of many ids overflows the call stack.
@@ -213,17 +311,15 @@ export function viewGeometry(
         y1: Math.min(size.height, union.y1)
       };
       const region = regionAround(extent, closeupMinSide(size), size, 0.1);
-      const pane = singlePane(region, MAX_VIEW_SIDE, MAX_ZOOM);
-      return { kind: 'marks', width: pane.width, height: pane.height, panes: [pane], cover };
+      return singlePane('marks', region, size, MAX_VIEW_SIDE, MAX_ZOOM, cover);
     }
     case 'closeup': {
       const target = closeupTarget(spec.at, record, size);
       const region = regionAround(target.extent, closeupMinSide(size), size, 0.2);
-      const pane = singlePane(region, Math.min(CLOSEUP_SIDE, MAX_VIEW_SIDE), MAX_ZOOM, {
+      return singlePane('closeup', region, size, CLOSEUP_SIDE, MAX_ZOOM, cover, {
         focus: target.focus,
         label: target.label
       });
-      return { kind: 'closeup', width: pane.width, height: pane.height, panes: [pane], cover };
     }
     case 'sheet':
       return sheetGeometry(spec.at, record, size, cover);
@@ -244,35 +340,41 @@ function sheetGeometry(
   }
   const cols = Math.ceil(Math.sqrt(at.length));
   const rows = Math.ceil(at.length / cols);
+  const margin = rulerMargin(size);
+  // A cell is the tile with its ruler margin, and the label strip above for the tile's address.
+  const extraWidth = margin.left + margin.right;
+  const extraHeight = SHEET_LABEL_HEIGHT + margin.top + margin.bottom;
   const tile = Math.floor(
     Math.min(
       SHEET_TILE_SIDE,
-      (MAX_VIEW_SIDE - SHEET_GAP * (cols + 1)) / cols,
-      (MAX_VIEW_SIDE - SHEET_GAP * (rows + 1)) / rows - SHEET_LABEL_HEIGHT
+      (MAX_VIEW_SIDE - SHEET_GAP * (cols + 1)) / cols - extraWidth,
+      (MAX_VIEW_SIDE - SHEET_GAP * (rows + 1)) / rows - extraHeight
     )
   );
   const panes = at.map((address, index): Pane => {
     const target = closeupTarget(address, record, size, `at[${index}]`);
     const region = regionAround(target.extent, closeupMinSide(size), size, 0.2);
-    const fitted = fit(region, tile, MAX_ZOOM);
+    const fitted = fit(region, tile, tile, MAX_ZOOM);
     const col = index % cols;
     const row = Math.floor(index / cols);
-    const cellLeft = SHEET_GAP + col * (tile + SHEET_GAP);
-    const cellTop = SHEET_GAP + row * (tile + SHEET_LABEL_HEIGHT + SHEET_GAP) + SHEET_LABEL_HEIGHT;
+    const cellLeft = SHEET_GAP + col * (tile + extraWidth + SHEET_GAP);
+    const cellTop = SHEET_GAP + row * (tile + extraHeight + SHEET_GAP);
     return {
       region,
       ...fitted,
-      left: cellLeft + Math.floor((tile - fitted.width) / 2),
-      // Top-aligned, so the label strip sits right above every tile.
-      top: cellTop,
+      margin,
+      // Left-aligned in its cell, so the y ruler sits right beside every tile.
+      left: cellLeft + margin.left,
+      // Top-aligned, so the label strip and the x ruler sit right above every tile.
+      top: cellTop + SHEET_LABEL_HEIGHT + margin.top,
       focus: target.focus,
       label: target.label
     };
   });
   return {
     kind: 'sheet',
-    width: SHEET_GAP + cols * (tile + SHEET_GAP),
-    height: SHEET_GAP + rows * (tile + SHEET_LABEL_HEIGHT + SHEET_GAP),
+    width: SHEET_GAP + cols * (tile + extraWidth + SHEET_GAP),
+    height: SHEET_GAP + rows * (tile + extraHeight + SHEET_GAP),
     panes,
     cover
   };

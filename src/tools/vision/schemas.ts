@@ -150,7 +150,7 @@ export const VISION_SCHEMAS = {
 /** What each tool tells the model it does. */
 export const VISION_DESCRIPTIONS: Readonly<Record<VisionToolName, string>> = {
   vision_mark:
-    'Put numbered marks (points or boxes) on a picture and look at the result. Coordinates are whole pixels of the original picture; views show tick labels in those coordinates.',
+    'Put numbered marks (points or boxes) on a picture and look at the result. Coordinates are whole pixels of the original picture; views frame the picture with rulers in a margin, labelled in those coordinates.',
   vision_update:
     'Move, recaption, recolour or remove marks by number; many operations per call, applied all or nothing.',
   vision_show:
