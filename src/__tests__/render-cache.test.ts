@@ -103,8 +103,14 @@ describe('render caches and encodings', () => {
     const first = await renderView(picture, { kind: 'map' }, record);
     expect(await renderView(picture, { kind: 'map' }, record)).toBe(first);
     expect(renderCacheStats().views.entries).toBe(1);
-    // The map keeps the picture at the map's size (1024×768 RGB), not a larger decode.
-    expect(renderCacheStats().decoded).toMatchObject({ entries: 1, bytes: 1024 * 768 * 3 });
+    // The map keeps the picture at the map's pane size (RGB, inside the ruler margin), not a
+    // larger decode.
+    const [pane] = viewGeometry({ kind: 'map' }, record, picture).panes;
+    expect(pane.width * pane.height).toBeLessThan(1024 * 768);
+    expect(renderCacheStats().decoded).toMatchObject({
+      entries: 1,
+      bytes: pane.width * pane.height * 3
+    });
     // A close-up needs the full-size decode, which its sheet then reuses.
     await renderView(picture, { kind: 'closeup', at: '#3' }, record);
     const decoded = renderCacheStats().decoded;
