@@ -162,8 +162,15 @@ describe('the binary render answer', () => {
       expect(Buffer.from(view.model?.bytes ?? []).toString('base64')).toBe(copy?.data);
       expect(Buffer.from(view.png).toString('base64')).toBe(asJson.views[i].png);
     });
-    const copy = Buffer.from(decoded.views[0].model?.bytes ?? []);
-    expect(await sharp(copy).metadata()).toMatchObject({ format: 'jpeg', width: 64, height: 48 });
+    // The copy has the view's own size (the picture plus its ruler margin).
+    const [first] = decoded.views;
+    const copy = Buffer.from(first.model?.bytes ?? []);
+    expect(await sharp(copy).metadata()).toMatchObject({
+      format: 'jpeg',
+      width: first.width,
+      height: first.height
+    });
+    expect(first.width).toBeGreaterThan(64);
     // Without `model`, no copy is made or sent.
     const plain = decodeRenderAnswer(
       (await postRaw('render', { ...body, answer: 'binary' })).bytes
