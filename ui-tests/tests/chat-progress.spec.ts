@@ -42,15 +42,16 @@ for (const [script, kind] of [
     await expect.poll(() => writtenKb(writing)).toBeGreaterThanOrEqual(first + 1);
     // It sits right after the answer's text, where the figure will be.
     const order = () =>
-      view
-        .locator('.jp-FigureChat-messages > *')
-        .evaluateAll(nodes =>
-          nodes.map(node =>
-            node.classList.contains('jp-FigureChat-entry-mod-assistant')
-              ? 'answer'
-              : (node.getAttribute('data-call-id') ?? node.className)
-          )
-        );
+      view.locator('.jp-FigureChat-messages > *').evaluateAll(nodes =>
+        nodes.map(node =>
+          node.classList.contains('jp-FigureChat-entry-mod-assistant')
+            ? 'answer'
+            : // A finished figure may sit inside its lazy-rendering placeholder.
+              (node.getAttribute('data-call-id') ??
+              node.querySelector('[data-call-id]')?.getAttribute('data-call-id') ??
+              node.className)
+        )
+      );
     expect((await order()).slice(1, 3)).toEqual(['answer', callId]);
 
     // Complete: the figure takes the card's place, under the same call id.
