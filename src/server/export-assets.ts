@@ -11,8 +11,7 @@ import { join } from 'node:path';
 
 import { drawExportAssets, exportMarkdown, exportStem, type ExportAssets } from '../tools/export';
 import { isReadable, loadTranscript, METADATA_KEY } from '../tools/transcript';
-import { parsePictureAddress } from '../tools/vision';
-import { loadPicture, type Picture } from './pictures';
+import { notebookPictures, type NotebookJson } from './notebook-pictures';
 import { renderView } from './render';
 import { checkSvg } from './svg';
 
@@ -26,11 +25,6 @@ const USAGE =
   'usage: figure-chat export NOTEBOOK [--assets DIR [--root DIR] [--force]]\n' +
   '  without --assets: the Markdown on standard output, figures as fenced SVG\n' +
   '  --assets DIR: DIR/<notebook>.chat.md with each figure (.svg) and view (.png) beside it\n';
-
-interface NotebookJson {
-  metadata?: Record<string, unknown>;
-  cells?: Array<{ id?: unknown; outputs?: Array<{ data?: Record<string, unknown> }> }>;
-}
 
 interface Options {
   notebook: string;
@@ -67,21 +61,6 @@ function parseArgs(argv: string[]): Options | string {
   return notebook ? { notebook, assets, root, force } : 'give one NOTEBOOK';
 }
 
-/** The base64 of a cell's image output (a string or a list of lines, as nbformat stores it). */
-function cellImage(notebook: NotebookJson, cellId: string, index: number): string | undefined {
-  const data = notebook.cells?.find(cell => cell.id === cellId)?.outputs?.[index]?.data;
-  for (const mime of ['image/png', 'image/jpeg']) {
-    const value = data?.[mime];
-    if (typeof value === 'string') {
-      return value;
-    }
-    if (Array.isArray(value) && value.every(line => typeof line === 'string')) {
-      return value.join('');
-    }
-  }
-  return undefined;
-}
-
 async function exists(path: string): Promise<boolean> {
   try {
     await access(path, constants.F_OK);
@@ -105,25 +84,7 @@ async function exportWithAssets(
 ): Promise<number> {
   const transcript = loadTranscript(notebook.metadata?.[METADATA_KEY]);
   const stem = exportStem(options.notebook);
-  const pictures = new Map<string, Promise<Picture>>();
-  const pictureOf = (address: string, sha256: string): Promise<Picture> => {
-    const key = `${address}|${sha256}`;
-    let picture = pictures.get(key);
-    if (!picture) {
-      const parsed = parsePictureAddress(address);
-      const data =
-        parsed.kind === 'cell' ? cellImage(notebook, parsed.cellId, parsed.output) : undefined;
-      picture =
-        parsed.kind === 'cell' && data === undefined
-          ? Promise.reject(new Error(`the notebook has no image output ${address}`))
-          : loadPicture(
-              { address, data, expectSha256: sha256 },
-              { root: options.root, hideHidden: true }
-            );
-      pictures.set(key, picture);
-    }
-    return picture;
-  };
+  const pictureOf = notebookPictures(notebook, options.root);
   const drawn = await drawExportAssets<Buffer | string>(
     transcript.entries.filter(isReadable),
     stem,

@@ -10,21 +10,15 @@ import { join } from 'node:path';
 import { isReadable, loadTranscript, METADATA_KEY, type StoredMessage } from '../tools/transcript';
 import {
   isVisionTool,
-  parsePictureAddress,
   planVisionCall,
   recordFor,
   walkVisionCalls,
   type PendingCall,
   type VisionFoldState
 } from '../tools/vision';
-import { loadPicture, type Picture } from './pictures';
+import { notebookPictures, type NotebookJson } from './notebook-pictures';
 import { renderView } from './render';
 import { checkSvg } from './svg';
-
-interface NotebookJson {
-  metadata?: Record<string, unknown>;
-  cells?: Array<{ id?: unknown; outputs?: Array<{ data?: Record<string, unknown> }> }>;
-}
 
 function safeName(text: string): string {
   return text.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
@@ -32,22 +26,6 @@ function safeName(text: string): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** The base64 of a cell's image output, as nbformat stores it (a string or a list of lines). */
-function cellImage(notebook: NotebookJson, cellId: string, index: number): string | undefined {
-  const cell = notebook.cells?.find(candidate => candidate.id === cellId);
-  const data = cell?.outputs?.[index]?.data;
-  for (const mime of ['image/png', 'image/jpeg']) {
-    const value = data?.[mime];
-    if (typeof value === 'string') {
-      return value;
-    }
-    if (Array.isArray(value) && value.every(line => typeof line === 'string')) {
-      return value.join('');
-    }
-  }
-  return undefined;
 }
 
 async function writeFigures(
@@ -102,23 +80,7 @@ async function writeViews(
 ): Promise<void> {
   const calls: VisionCall[] = [];
   walkVisionCalls(messages, (call, result, before) => calls.push({ call, result, before }));
-  const pictures = new Map<string, Promise<Picture>>();
-  const load = (address: string, sha256: string): Promise<Picture> => {
-    const key = `${address}|${sha256}`;
-    let picture = pictures.get(key);
-    if (!picture) {
-      const parsed = parsePictureAddress(address);
-      const data =
-        parsed.kind === 'cell' ? cellImage(notebook, parsed.cellId, parsed.output) : undefined;
-      if (parsed.kind === 'cell' && data === undefined) {
-        picture = Promise.reject(new Error(`the notebook has no image output ${address}`));
-      } else {
-        picture = loadPicture({ address, data, expectSha256: sha256 }, { root, hideHidden: true });
-      }
-      pictures.set(key, picture);
-    }
-    return picture;
-  };
+  const load = notebookPictures(notebook, root);
   let count = 0;
   for (const { call, result, before } of calls) {
     const fingerprint = result.picture;

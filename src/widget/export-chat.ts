@@ -11,10 +11,10 @@ import type { Contents } from '@jupyterlab/services';
 
 import { FigureClient } from '../chat/figure-client';
 import { requestFigureServer } from '../chat/figure-server';
-import { pictureRequest } from '../chat/tools/pictures';
 import { drawExportAssets, exportMarkdown, exportStem } from '../tools/export';
 import { checkSvgPolicy } from '../tools/svg';
 import { isReadable, type StoredMessage, type UnreadableEntry } from '../tools/transcript';
+import { drawStoredView } from './stored-view';
 
 /** Where an export of a notebook's chat goes: `<notebook>.chat.md` and `<notebook>.chat-assets/`. */
 export function exportPaths(notebookPath: string): {
@@ -85,13 +85,7 @@ export async function exportChat(
         return { format: 'text', content: target.svg };
       },
       view: async target => {
-        const answer = await client.call('render', {
-          ...pictureRequest(panel.model, target.picture.address),
-          expectSha256: target.picture.sha256,
-          views: [target.spec],
-          record: target.record
-        });
-        const view = answer.views[0];
+        const view = await drawStoredView(panel, target, client);
         if (!view) {
           throw new Error('the figure server drew no view');
         }

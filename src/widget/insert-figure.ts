@@ -6,14 +6,12 @@
 import type * as nbformat from '@jupyterlab/nbformat';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
-import { FigureClient } from '../chat/figure-client';
-import { requestFigureServer } from '../chat/figure-server';
-import { pictureRequest } from '../chat/tools/pictures';
 import { figureBundle, pinnedCell, visionBundle, type PinnedOutput } from '../tools/pin';
 import { findPinTarget, type PinTarget } from '../tools/pin-source';
 import { checkSvgPolicy, svgDataUri } from '../tools/svg';
 import { isReadable, loadTranscript, METADATA_KEY } from '../tools/transcript';
 import { describeMark } from '../tools/vision';
+import { drawStoredView } from './stored-view';
 
 /** The largest side of a figure's PNG fallback, in pixels. */
 const MAX_PNG_SIDE = 2048;
@@ -65,13 +63,7 @@ async function pinnedOutput(target: PinTarget, panel: NotebookPanel): Promise<Pi
       svg: target.svg
     };
   }
-  const answer = await new FigureClient(requestFigureServer).call('render', {
-    ...pictureRequest(panel.model, target.picture.address),
-    expectSha256: target.picture.sha256,
-    views: [target.spec],
-    record: target.record
-  });
-  const view = answer.views[0];
+  const view = await drawStoredView(panel, target);
   if (!view) {
     throw new InsertFigureError('The figure server drew no view.');
   }
