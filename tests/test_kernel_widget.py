@@ -173,3 +173,29 @@ def test_edits_from_the_view_rerender_the_saved_output_once_the_person_pauses(vi
     asyncio.run(clicks())
     assert len(rendered) == 1
     assert "#3" in rendered[0]
+
+
+def test_a_big_picture_paints_from_a_quick_preview_first(kernel):
+    """Over 1600 px, the first preview is a quick one (at most 1000 px: sharp decodes a JPEG at a
+    fraction of its size), the PNG follows, then the sharp 1600-px preview."""
+    client = kernel
+    code = (
+        "import numpy as np\n"
+        "import os, tempfile\n"
+        "from PIL import Image\n"
+        "from jupyterlab_figure_chat import Vision\n"
+        "path = os.path.join(tempfile.mkdtemp(), 'quick.jpg')\n"
+        "Image.fromarray(np.full((1500, 2000, 3), 90, np.uint8)).save(path)\n"
+        "Vision(path)"
+    )
+    seen: list[dict] = []
+    reply = client.execute_interactive(code, timeout=120, output_hook=seen.append)
+    assert reply["content"]["status"] == "ok"
+    kinds = []
+    for msg in seen:
+        kind = msg["msg_type"]
+        if kind in ("display_data", "update_display_data"):
+            kinds.append((kind, "image/png" in msg["content"]["data"]))
+        elif kind == "comm_msg" and msg["content"]["data"].get("method") == "custom":
+            kinds.append(("preview", msg["content"]["data"]["content"]["width"]))
+    assert kinds == [("display_data", False), ("preview", 1000), ("update_display_data", True), ("preview", 1600)]

@@ -58,6 +58,7 @@ export function visionWidgetClasses(
 
     /** The preview, once the kernel has sent it; shared by every view of this model. */
     preview: Blob | null = null;
+    private _previewWidth = 0;
     private _asked = false;
 
     initialize(...args: Parameters<DOMWidgetModel['initialize']>): void {
@@ -77,7 +78,9 @@ export function visionWidgetClasses(
 
     private _onCustom(content: unknown, buffers: unknown): void {
       const message = (content ?? {}) as Record<string, unknown>;
-      if (message.event !== 'preview' || this.preview) {
+      // A quick preview comes first, then a sharper one; never go back to a smaller one.
+      const width = positiveInt(message.width);
+      if (message.event !== 'preview' || (this.preview && width <= this._previewWidth)) {
         return;
       }
       const mime = typeof message.mime === 'string' ? message.mime : '';
@@ -85,6 +88,7 @@ export function visionWidgetClasses(
         Array.isArray(buffers) && PREVIEW_MIMES.has(mime) ? previewBlob(buffers[0], mime) : null;
       if (blob && blob.size > 0) {
         this.preview = blob;
+        this._previewWidth = width;
         this.trigger(PREVIEW_EVENT);
       }
     }
@@ -97,6 +101,7 @@ export function visionWidgetClasses(
     render(): void {
       this.el.classList.add('jp-FigureChat-vision');
       const model = this.model as FigureChatVisionModel;
+      this.listenTo(model, PREVIEW_EVENT, this._onPreview);
       if (model.preview) {
         this._showEditor(model.preview);
         return;
@@ -104,12 +109,22 @@ export function visionWidgetClasses(
       // The kernel pushes the preview right after displaying the widget; a view made later (a
       // reload, a second view) asks for it.
       this.el.textContent = trans.__('Loading the picture…');
-      this.listenToOnce(model, PREVIEW_EVENT, () => {
-        if (model.preview) {
-          this._showEditor(model.preview);
-        }
-      });
       model.askPreview();
+    }
+
+    private _onPreview(): void {
+      const blob = (this.model as FigureChatVisionModel).preview;
+      if (!blob) {
+        return;
+      }
+      if (!this._editor) {
+        this._showEditor(blob);
+        return;
+      }
+      const old = this._url;
+      this._url = URL.createObjectURL(blob);
+      this._editor.setPreview(this._url);
+      URL.revokeObjectURL(old);
     }
 
     private _showEditor(blob: Blob): void {

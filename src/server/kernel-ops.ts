@@ -81,7 +81,10 @@ const RawLayout = z.object({
 const Requests = {
   figure: z.object({ svg: z.unknown(), alt: z.unknown() }),
   picture: z.object({ address: z.string().min(1).max(4096), raw: RawLayout.optional() }),
-  preview: z.object({ picture: PictureRef }),
+  preview: z.object({
+    picture: PictureRef,
+    maxSide: z.number().int().min(64).max(PREVIEW_MAX_SIDE).optional()
+  }),
   vision: z.object({
     picture: PictureRef,
     name: z.string(),
@@ -240,11 +243,12 @@ export const PREVIEW_JPEG_QUALITY = 75;
  * `preview { picture }`: a downscaled JPEG the widget draws over, sent to the view as a binary
  * buffer in a custom message (never a synced trait, so no widget state ever stores it). sharp
  * shrinks a JPEG while decoding it (shrink-on-load), so a 4000×3000 picture is never decoded at
- * full size for this.
+ * full size for this. `maxSide` asks for a smaller, quicker one (the first paint's).
  */
 async function preview(body: z.infer<typeof Requests.preview>): Promise<KernelAnswer> {
   const source = cached(body.picture);
-  const scale = Math.min(1, PREVIEW_MAX_SIDE / Math.max(source.width, source.height));
+  const side = body.maxSide ?? PREVIEW_MAX_SIDE;
+  const scale = Math.min(1, side / Math.max(source.width, source.height));
   const width = Math.max(1, Math.round(source.width * scale));
   const height = Math.max(1, Math.round(source.height * scale));
   const jpeg = await sharp(source.bytes, {
