@@ -2,8 +2,15 @@
 
 The record is one synced trait, ``_record``; the browser changes it with the same pure functions
 the tools use (``applyMarkArgs``/``applyUpdateArgs``), and the kernel checks what arrives with
-``validateRecord`` before taking it. The downscaled preview crosses the comm once, as a binary
-buffer (a ``Bytes`` trait), never as base64.
+``validateRecord`` before taking it. The downscaled preview crosses the comm as a binary buffer
+in a custom message (``{"event": "preview"}``), pushed once when the widget is displayed and sent
+again whenever a view asks (``{"method": "preview"}``, after a page reload). It is never a synced
+trait, so no widget state (nbclient's ``metadata.widgets``) ever stores it.
+
+First paint: displaying a ``Vision`` shows the output at once — the live-widget entry, the bundle
+and the mark list — then pushes the preview, and only then renders the map PNG (the slow part) and
+writes it into the same output with ``update_display``, still inside the cell that displayed it,
+so headless runs (nbclient, papermill) end with the PNG in the output as before.
 
 What is saved is never the widget. The output is a plain display carrying the Figure Chat bundle,
 the rendered map as PNG and the mark list, kept current with ``update_display`` on every change,
@@ -22,9 +29,10 @@ from typing import Any
 
 import ipywidgets
 from IPython.display import display, update_display
-from traitlets import Bytes, Dict, Int, Unicode, observe
+from traitlets import Dict, Int, Unicode, observe
 
 from .errors import FigureChatError
+from .outputs import BUNDLE_VERSION, FIGURE_MIME
 from .program import figure_program
 from .vision import VisionCore
 
@@ -39,6 +47,13 @@ LIVE_MIME = "application/vnd.figure-chat.widget+json"
 #: of a 4000×3000 picture takes the kernel 1–2 s (bench/widget-click); done per click, it held
 #: every following click (and so ``v.marks``) back by that long.
 EDIT_REFRESH_DELAY = 1.0
+
+#: Longest side of the preview the kernel pushes first, before the full one (1600 px, the figure
+#: program's ``PREVIEW_MAX_SIDE``): for a 4000-px JPEG sharp decodes straight at a quarter scale
+#: (shrink-on-load), about 60 ms against 150 ms, so the widget paints sooner; the sharp preview
+#: replaces it once the output's PNG is rendered.
+QUICK_PREVIEW_SIDE = 1000
+PREVIEW_MAX_SIDE = 1600
 
 
 class Vision(ipywidgets.DOMWidget, VisionCore):
@@ -62,8 +77,6 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
     _address = Unicode().tag(sync=True)
     _width = Int().tag(sync=True)
     _height = Int().tag(sync=True)
-    _preview = Bytes().tag(sync=True)
-    _preview_mime = Unicode().tag(sync=True)
     #: A message the view shows when the kernel refused an edit (cleared by the next edit).
     _problem = Unicode().tag(sync=True)
 
@@ -72,25 +85,45 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         self._displayed = False
         self._accepted: dict[str, Any] = {}
         self._pending_refresh: asyncio.TimerHandle | None = None
+        self._preview: tuple[dict[str, Any], bytes] | None = None
         self._setup(picture, address)
         self._address = self.address
         self._width = self.width
         self._height = self.height
-        answer, preview = self._request({"op": "preview"})
-        self._preview_mime = answer["mime"]
-        self._preview = preview
         # The comm opens here, with every trait above in its first message.
         ipywidgets.DOMWidget.__init__(self, **kwargs)
         self.on_msg(self._on_custom_message)
 
     def _on_custom_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """The chat's vision tools draw views of this picture: send its bytes, once, as a buffer."""
-        if not isinstance(content, dict) or content.get("method") != "picture":
+        """A view asks for the preview (it has none after a page reload), or the chat's vision
+        tools draw views of this picture: send the bytes as a buffer."""
+        if not isinstance(content, dict):
+            return
+        if content.get("method") == "preview":
+            self._send_preview()
+            return
+        if content.get("method") != "picture":
             return
         request = content.get("request")
         if not isinstance(request, int) or isinstance(request, bool):
             return
         self.send({"event": "picture", "request": request, "sha256": self.sha256}, buffers=[self.picture_bytes])
+
+    def _send_preview(self, quick: bool = False) -> None:
+        """The downscaled JPEG the view draws marks over, made once and kept for later views
+        (``quick``: a smaller one, made for the first paint and not kept)."""
+        if self.comm is None:
+            return
+        if quick:
+            answer, jpeg = self._request({"op": "preview", "maxSide": QUICK_PREVIEW_SIDE})
+            header = {"mime": answer["mime"], "width": answer["width"], "height": answer["height"]}
+            self.send({"event": "preview", **header}, buffers=[jpeg])
+            return
+        if self._preview is None:
+            answer, jpeg = self._request({"op": "preview"})
+            self._preview = ({"mime": answer["mime"], "width": answer["width"], "height": answer["height"]}, jpeg)
+        header, jpeg = self._preview
+        self.send({"event": "preview", **header}, buffers=[jpeg])
 
     def _set_record(self, record: dict[str, Any]) -> None:
         self._accepted = record
@@ -155,8 +188,36 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
 
     __repr__ = VisionCore.__repr__
 
+    def _first_bundle(self) -> dict[str, Any]:
+        """The output before its PNG: what a front end with this extension needs to show the
+        widget, and the mark list as text for any other. No render, so it is ready at once."""
+        record = self._current
+        answer, _ = self._request({"op": "vision", "name": "vision_list", "args": {}, "record": record})
+        data: dict[str, Any] = {
+            FIGURE_MIME: {
+                "version": BUNDLE_VERSION,
+                "kind": "vision",
+                "picture": self.fingerprint,
+                "record": {"image": record["image"], "marks": record["marks"], "lastId": record["lastId"]},
+                "view": {"kind": "map"},
+            },
+            "text/plain": answer["text"],
+        }
+        if self.comm is not None:
+            data = {LIVE_MIME: {"version": 1, "model_id": self.model_id}, **data}
+        return data
+
     def _ipython_display_(self) -> None:
         # A display id lets every later change rewrite this output, so what is saved is current.
-        data, metadata = self._output_bundle()
-        display(data, metadata=metadata, raw=True, display_id=self._display_id)
+        # Shown first without the PNG so the widget paints from the preview while the map renders
+        # (about 0.3 s for 4000×3000); the PNG follows in the same cell, so no run (headless or
+        # not, last cell or not) can end before it is in the output.
+        display(self._first_bundle(), raw=True, display_id=self._display_id)
         self._displayed = True
+        if max(self.width, self.height) > PREVIEW_MAX_SIDE:
+            self._send_preview(quick=True)
+            self._refresh_display()
+            self._send_preview()
+        else:
+            self._send_preview()
+            self._refresh_display()

@@ -87,11 +87,18 @@ CELLS = {
         print(big.width, big.height)
         big
     """,
+    # Last on purpose: the PNG follows the first display by update_display; it must still be in
+    # the output when the run ends with this cell.
+    "last": """
+        last = Vision(np.full((60, 80, 3), 30, np.uint8))
+        last.mark(["40,30"])
+        last
+    """,
 }
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, nbformat.NotebookNode]:
+def run(tmp_path_factory: pytest.TempPathFactory) -> nbformat.NotebookNode:
     folder = tmp_path_factory.mktemp("kernel-api")
     notebook = nbformat.v4.new_notebook()
     for tag, source in CELLS.items():
@@ -105,7 +112,12 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, nbformat.Not
     )
     client.execute()
     nbformat.write(notebook, folder / "executed.ipynb")
-    return {cell.source.splitlines()[0][2:]: cell for cell in notebook.cells}
+    return notebook
+
+
+@pytest.fixture(scope="module")
+def executed(run: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    return {cell.source.splitlines()[0][2:]: cell for cell in run.cells}
 
 
 def display(cell: nbformat.NotebookNode) -> dict:
@@ -228,6 +240,32 @@ def test_twenty_megapixel_array(executed):
     assert len(output["data"][FIGURE_MIME]["record"]["marks"]) == 2
     # Views, not the 20-megapixel picture, go into the notebook.
     assert len(json.dumps(output)) < 4 * 1024 * 1024
+
+
+def test_the_last_cell_ends_with_its_png(executed):
+    cell = executed["last"]
+    outputs = [o for o in cell.outputs if o.output_type in ("display_data", "execute_result")]
+    # One output, shown first without the PNG and then completed in place.
+    assert len(outputs) == 1
+    width, height = png_of(outputs[0]).size  # the 80×60 picture framed by the ruler margin
+    assert width > 80 and height > 60
+    assert "#1 point 40,30" in outputs[0]["data"]["text/plain"]
+
+
+def test_widget_state_stored_by_nbclient_holds_no_preview(run):
+    # nbclient stores every widget's synced state in metadata.widgets; the preview JPEGs made the
+    # notebook 1.13× the plain one. They travel as custom messages now, which nobody stores.
+    state = json.dumps(run.metadata.get("widgets", {}))
+    vision_states = [
+        model["state"]
+        for model in run.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"].values()
+        if model["model_name"] == "FigureChatVisionModel"
+    ]
+    assert len(vision_states) == 8
+    for model in vision_states:
+        assert "_preview" not in model
+    assert "buffers" not in state
+    assert len(state) < 64 * 1024
 
 
 def test_nbconvert_html_shows_the_pngs_without_the_extension(executed):

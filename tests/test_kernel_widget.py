@@ -18,9 +18,12 @@ def vision() -> Vision:
     v.close()
 
 
-def test_preview_crosses_as_bytes_once(vision: Vision):
+def test_the_preview_is_not_widget_state(vision: Vision):
+    # Widget state is what nbclient stores in the notebook (metadata.widgets): the preview JPEG
+    # must never be part of it; it travels in a custom message instead.
     state = vision.get_state()
-    assert isinstance(state["_preview"], bytes) and state["_preview"][:2] == b"\xff\xd8"  # JPEG
+    assert not any(isinstance(value, (bytes, memoryview)) for value in state.values())
+    assert "_preview" not in state
     assert (state["_width"], state["_height"]) == (400, 300)
 
 
@@ -56,45 +59,91 @@ def test_assigning_marks_updates_the_synced_record(vision: Vision):
         vision.marks = [{"x0": 30, "y0": 2, "x1": 1, "y1": 40}]
 
 
-def test_the_picture_goes_to_the_chat_on_request_over_a_real_kernel_comm():
+def _custom(client, comm_id: str, content: dict) -> None:
+    import uuid
+
+    request = {"method": "custom", "content": content}
+    message = client.session.msg("comm_msg", {"comm_id": comm_id, "data": request})
+    message["header"]["msg_id"] = uuid.uuid4().hex
+    client.shell_channel.send(message)
+
+
+def _event(client, comm_id: str, event: str) -> dict:
+    while True:
+        msg = client.get_iopub_msg(timeout=60)
+        content = msg["content"]
+        if msg["msg_type"] == "comm_msg" and content.get("comm_id") == comm_id:
+            data = content["data"]
+            if data.get("method") == "custom" and data["content"].get("event") == event:
+                return msg
+
+
+def test_the_picture_goes_to_the_chat_on_request_over_a_real_kernel_comm(kernel):
     """The chat's vision tools ask a live widget for its picture (``{"method": "picture"}``) to
     draw views; the kernel answers once with the bytes as a binary buffer and their sha-256."""
     import hashlib
     import json
-    import uuid
 
+    client = kernel
+    code = (
+        "import json, numpy as np\n"
+        "from jupyterlab_figure_chat import Vision\n"
+        "v = Vision(np.full((30, 40, 3), 90, np.uint8))\n"
+        "print(json.dumps({'id': v.model_id, 'sha256': v.sha256}))"
+    )
+    printed: list[dict] = []
+    reply = client.execute_interactive(code, timeout=120, output_hook=printed.append)
+    assert reply["content"]["status"] == "ok"
+    text = "".join(m["content"].get("text", "") for m in printed if m["msg_type"] == "stream")
+    shown = json.loads(text)
+    _custom(client, shown["id"], {"method": "picture", "request": 7})
+    msg = _event(client, shown["id"], "picture")
+    assert msg["content"]["data"]["content"] == {"event": "picture", "request": 7, "sha256": shown["sha256"]}
+    (buffer,) = msg["buffers"]
+    assert hashlib.sha256(bytes(buffer)).hexdigest() == shown["sha256"]
+
+
+@pytest.fixture()
+def kernel():
     from jupyter_client.manager import start_new_kernel
 
     manager, client = start_new_kernel(kernel_name="python3")
-    try:
-        code = (
-            "import json, numpy as np\n"
-            "from jupyterlab_figure_chat import Vision\n"
-            "v = Vision(np.full((30, 40, 3), 90, np.uint8))\n"
-            "print(json.dumps({'id': v.model_id, 'sha256': v.sha256}))"
-        )
-        printed: list[dict] = []
-        reply = client.execute_interactive(code, timeout=120, output_hook=printed.append)
-        assert reply["content"]["status"] == "ok"
-        text = "".join(m["content"].get("text", "") for m in printed if m["msg_type"] == "stream")
-        shown = json.loads(text)
-        request = {"method": "custom", "content": {"method": "picture", "request": 7}}
-        message = client.session.msg("comm_msg", {"comm_id": shown["id"], "data": request})
-        message["header"]["msg_id"] = uuid.uuid4().hex
-        client.shell_channel.send(message)
-        while True:
-            msg = client.get_iopub_msg(timeout=60)
-            content = msg["content"]
-            if msg["msg_type"] == "comm_msg" and content.get("comm_id") == shown["id"]:
-                data = content["data"]
-                if data.get("method") == "custom" and data["content"].get("event") == "picture":
-                    break
-        assert data["content"] == {"event": "picture", "request": 7, "sha256": shown["sha256"]}
-        (buffer,) = msg["buffers"]
-        assert hashlib.sha256(bytes(buffer)).hexdigest() == shown["sha256"]
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
+    yield client
+    client.stop_channels()
+    manager.shutdown_kernel(now=True)
+
+
+def test_displayed_widget_shows_at_once_then_preview_then_png(kernel):
+    """First paint: the output (live entry, bundle, mark list) goes out before any render, the
+    preview JPEG follows as a buffer in a custom message, and the map PNG comes last, by
+    update_display, before the cell ends. A view that asks later (page reload) gets the preview."""
+    client = kernel
+    code = (
+        "import numpy as np\n"
+        "from jupyterlab_figure_chat import Vision\n"
+        "v = Vision(np.full((300, 400, 3), 90, np.uint8))\n"
+        "v.mark(['100,100'])\n"
+        "v"
+    )
+    seen: list[dict] = []
+    reply = client.execute_interactive(code, timeout=120, output_hook=seen.append)
+    assert reply["content"]["status"] == "ok"
+    kinds = []
+    for msg in seen:
+        kind = msg["msg_type"]
+        if kind in ("display_data", "update_display_data"):
+            kinds.append((kind, "image/png" in msg["content"]["data"]))
+        elif kind == "comm_msg" and msg["content"]["data"].get("method") == "custom":
+            kinds.append(("preview", msg["buffers"][0][:2] == b"\xff\xd8"))
+    assert kinds == [("display_data", False), ("preview", True), ("update_display_data", True)]
+    first = next(m for m in seen if m["msg_type"] == "display_data")["content"]["data"]
+    model_id = first["application/vnd.figure-chat.widget+json"]["model_id"]
+    assert first["application/vnd.figure-chat.figure+json"]["record"]["marks"][0]["x"] == 100
+    assert "#1 point 100,100" in first["text/plain"]
+    _custom(client, model_id, {"method": "preview"})
+    msg = _event(client, model_id, "preview")
+    assert msg["content"]["data"]["content"] == {"event": "preview", "mime": "image/jpeg", "width": 400, "height": 300}
+    assert bytes(msg["buffers"][0])[:2] == b"\xff\xd8"
 
 
 def test_edits_from_the_view_rerender_the_saved_output_once_the_person_pauses(vision: Vision, monkeypatch):
@@ -124,3 +173,29 @@ def test_edits_from_the_view_rerender_the_saved_output_once_the_person_pauses(vi
     asyncio.run(clicks())
     assert len(rendered) == 1
     assert "#3" in rendered[0]
+
+
+def test_a_big_picture_paints_from_a_quick_preview_first(kernel):
+    """Over 1600 px, the first preview is a quick one (at most 1000 px: sharp decodes a JPEG at a
+    fraction of its size), the PNG follows, then the sharp 1600-px preview."""
+    client = kernel
+    code = (
+        "import numpy as np\n"
+        "import os, tempfile\n"
+        "from PIL import Image\n"
+        "from jupyterlab_figure_chat import Vision\n"
+        "path = os.path.join(tempfile.mkdtemp(), 'quick.jpg')\n"
+        "Image.fromarray(np.full((1500, 2000, 3), 90, np.uint8)).save(path)\n"
+        "Vision(path)"
+    )
+    seen: list[dict] = []
+    reply = client.execute_interactive(code, timeout=120, output_hook=seen.append)
+    assert reply["content"]["status"] == "ok"
+    kinds = []
+    for msg in seen:
+        kind = msg["msg_type"]
+        if kind in ("display_data", "update_display_data"):
+            kinds.append((kind, "image/png" in msg["content"]["data"]))
+        elif kind == "comm_msg" and msg["content"]["data"].get("method") == "custom":
+            kinds.append(("preview", msg["content"]["data"]["content"]["width"]))
+    assert kinds == [("display_data", False), ("preview", 1000), ("update_display_data", True), ("preview", 1600)]

@@ -59,6 +59,7 @@ export class VisionEditor {
   private readonly _colour: HTMLSelectElement;
   private readonly _remove: HTMLButtonElement;
   private readonly _status: HTMLSpanElement;
+  private readonly _image: HTMLImageElement;
   private _record: VisionRecord;
   private _selected: number | null = null;
   private _gesture: Gesture | null = null;
@@ -111,6 +112,7 @@ export class VisionEditor {
     image.alt = '';
     image.draggable = false;
     image.style.aspectRatio = `${width} / ${height}`;
+    this._image = image;
     this._svg = svgElement('svg', {
       viewBox: `0 0 ${width} ${height}`,
       preserveAspectRatio: 'none',
@@ -132,6 +134,11 @@ export class VisionEditor {
     this._svg.addEventListener('keydown', this);
     this._svg.addEventListener('focusin', this);
     this._syncToolbar();
+  }
+
+  /** Show a sharper preview (the kernel sends a quick one first); marks are in picture pixels. */
+  setPreview(url: string): void {
+    this._image.src = url;
   }
 
   /** The record shown. */

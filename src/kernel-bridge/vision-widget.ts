@@ -1,8 +1,10 @@
 /**
  * The Vision widget's model and view (`@jupyter-widgets/base`), registered under the module name
  * the Python `Vision` asks for. The view hosts a {@link VisionEditor}; the model carries the
- * record (`_record`, checked again by the kernel), the picture's size and the preview bytes,
- * which arrive once as a binary buffer.
+ * record (`_record`, checked again by the kernel) and the picture's size. The preview is not a
+ * synced trait (widget state would store it in the notebook): the kernel pushes it as a binary
+ * buffer in a custom message when the widget is displayed, and sends it again when a view asks
+ * (`{method: "preview"}`), as after a page reload. The model keeps it for every view.
  */
 import { DOMWidgetModel, DOMWidgetView } from '@jupyter-widgets/base';
 import type { TranslationBundle } from '@jupyterlab/translation';
@@ -13,14 +15,20 @@ import { VisionEditor } from './vision-editor';
 
 import { WIDGET_MODULE, WIDGET_MODULE_VERSION } from './live-models';
 
-/** The preview's bytes, as ipywidgets hands a `Bytes` trait over (a DataView on the buffer). */
+/** The model event fired when the preview has arrived. */
+const PREVIEW_EVENT = 'figure-chat:preview';
+
+/** Image types the preview may have; anything else from the kernel is refused. */
+const PREVIEW_MIMES = new Set(['image/jpeg', 'image/png']);
+
+/** The preview's bytes as a Blob, from a buffer as ipywidgets hands it over. */
 function previewBlob(value: unknown, mime: string): Blob | null {
-  if (value instanceof DataView) {
+  if (value instanceof DataView || value instanceof Uint8Array) {
     return new Blob([new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice()], {
       type: mime
     });
   }
-  if (value instanceof ArrayBuffer || value instanceof Uint8Array) {
+  if (value instanceof ArrayBuffer) {
     return new Blob([value], { type: mime });
   }
   return null;
@@ -48,9 +56,41 @@ export function visionWidgetClasses(
       };
     }
 
+    /** The preview, once the kernel has sent it; shared by every view of this model. */
+    preview: Blob | null = null;
+    private _previewWidth = 0;
+    private _asked = false;
+
     initialize(...args: Parameters<DOMWidgetModel['initialize']>): void {
       super.initialize(...args);
+      this.on('msg:custom', this._onCustom, this);
       live.add(this);
+    }
+
+    /** Ask the kernel for the preview unless it has come or was asked for already. */
+    askPreview(): void {
+      if (this.preview || this._asked) {
+        return;
+      }
+      this._asked = true;
+      this.send({ method: 'preview' }, {});
+    }
+
+    private _onCustom(content: unknown, buffers: unknown): void {
+      const message = (content ?? {}) as Record<string, unknown>;
+      // A quick preview comes first, then a sharper one; never go back to a smaller one.
+      const width = positiveInt(message.width);
+      if (message.event !== 'preview' || (this.preview && width <= this._previewWidth)) {
+        return;
+      }
+      const mime = typeof message.mime === 'string' ? message.mime : '';
+      const blob =
+        Array.isArray(buffers) && PREVIEW_MIMES.has(mime) ? previewBlob(buffers[0], mime) : null;
+      if (blob && blob.size > 0) {
+        this.preview = blob;
+        this._previewWidth = width;
+        this.trigger(PREVIEW_EVENT);
+      }
     }
   }
 
@@ -59,16 +99,41 @@ export function visionWidgetClasses(
     private _url = '';
 
     render(): void {
+      this.el.classList.add('jp-FigureChat-vision');
+      const model = this.model as FigureChatVisionModel;
+      this.listenTo(model, PREVIEW_EVENT, this._onPreview);
+      if (model.preview) {
+        this._showEditor(model.preview);
+        return;
+      }
+      // The kernel pushes the preview right after displaying the widget; a view made later (a
+      // reload, a second view) asks for it.
+      this.el.textContent = trans.__('Loading the picture…');
+      model.askPreview();
+    }
+
+    private _onPreview(): void {
+      const blob = (this.model as FigureChatVisionModel).preview;
+      if (!blob) {
+        return;
+      }
+      if (!this._editor) {
+        this._showEditor(blob);
+        return;
+      }
+      const old = this._url;
+      this._url = URL.createObjectURL(blob);
+      this._editor.setPreview(this._url);
+      URL.revokeObjectURL(old);
+    }
+
+    private _showEditor(blob: Blob): void {
       const size = {
         width: positiveInt(this.model.get('_width')),
         height: positiveInt(this.model.get('_height'))
       };
-      const blob = previewBlob(
-        this.model.get('_preview'),
-        String(this.model.get('_preview_mime') || 'image/jpeg')
-      );
-      this.el.classList.add('jp-FigureChat-vision');
-      if (!blob || !size.width || !size.height) {
+      this.el.textContent = '';
+      if (!size.width || !size.height) {
         this.el.textContent = trans.__('This Vision widget has no picture.');
         return;
       }

@@ -81,7 +81,10 @@ const RawLayout = z.object({
 const Requests = {
   figure: z.object({ svg: z.unknown(), alt: z.unknown() }),
   picture: z.object({ address: z.string().min(1).max(4096), raw: RawLayout.optional() }),
-  preview: z.object({ picture: PictureRef }),
+  preview: z.object({
+    picture: PictureRef,
+    maxSide: z.number().int().min(64).max(PREVIEW_MAX_SIDE).optional()
+  }),
   vision: z.object({
     picture: PictureRef,
     name: z.string(),
@@ -230,19 +233,31 @@ async function picture(
   };
 }
 
-/** `preview { picture }`: a downscaled JPEG the widget draws over (crosses the comm once). */
+/**
+ * JPEG quality of the preview: it is only the backdrop the marks are drawn over while a person
+ * works, never stored, so a modest quality keeps it small on the comm and quick to encode.
+ */
+export const PREVIEW_JPEG_QUALITY = 75;
+
+/**
+ * `preview { picture }`: a downscaled JPEG the widget draws over, sent to the view as a binary
+ * buffer in a custom message (never a synced trait, so no widget state ever stores it). sharp
+ * shrinks a JPEG while decoding it (shrink-on-load), so a 4000×3000 picture is never decoded at
+ * full size for this. `maxSide` asks for a smaller, quicker one (the first paint's).
+ */
 async function preview(body: z.infer<typeof Requests.preview>): Promise<KernelAnswer> {
   const source = cached(body.picture);
-  const scale = Math.min(1, PREVIEW_MAX_SIDE / Math.max(source.width, source.height));
+  const side = body.maxSide ?? PREVIEW_MAX_SIDE;
+  const scale = Math.min(1, side / Math.max(source.width, source.height));
   const width = Math.max(1, Math.round(source.width * scale));
   const height = Math.max(1, Math.round(source.height * scale));
   const jpeg = await sharp(source.bytes, {
     limitInputPixels: LIMIT_INPUT_PIXELS,
     failOn: 'warning'
   })
-    .resize(width, height, { fit: 'fill' })
+    .resize(width, height, { fit: 'fill', fastShrinkOnLoad: true })
     .flatten({ background: '#ffffff' })
-    .jpeg({ quality: 85 })
+    .jpeg({ quality: PREVIEW_JPEG_QUALITY })
     .toBuffer();
   return { json: { width, height, mime: 'image/jpeg' }, payload: jpeg };
 }
