@@ -15,6 +15,7 @@ import sharp from 'sharp';
 import { Conversation } from '../chat/conversation';
 import { VisionViews, type VisionViewsOptions } from '../chat/vision-views';
 import { createFigureServer } from '../server/app';
+import * as transcriptModule from '../tools/transcript';
 import type { StoredMessage, ToolMessage } from '../tools/transcript';
 import { VisionFold } from '../tools/vision';
 import { closeServer, listenLoopback } from './helpers/loopback';
@@ -175,6 +176,39 @@ describe('VisionViews', () => {
     expect(read).toHaveBeenCalledTimes(3);
     expect(views.folds).toBe(3);
     read.mockRestore();
+    views.dispose();
+    conversation.dispose();
+  });
+
+  it('walks nothing per streamed delta, however long the conversation (issue 11.9)', () => {
+    const messages: StoredMessage[] = [];
+    for (let i = 0; i < 500; i++) {
+      messages.push(user(`u${i}`, `question ${i}`), assistant(`a${i}`, `answer ${i}`));
+    }
+    const conversation = loaded([...messages, ...transcript()]);
+    const views = new VisionViews(conversation, client());
+    conversation.append(user('uLast', 'and now a long answer'));
+    conversation.append(assistant('aLast', '', [], 'interrupted'));
+    const readable = jest.spyOn(transcriptModule, 'isReadable');
+    let text = '';
+    for (let delta = 0; delta < 200; delta++) {
+      text += 'x';
+      conversation.update('aLast', { content: text });
+    }
+    // The old code filtered all 1,009 entries on each of the 200 deltas.
+    expect(readable).not.toHaveBeenCalled();
+    readable.mockRestore();
+    // A vision result appended after the stream is still folded, once.
+    const folded = views.folds;
+    conversation.update('aLast', {
+      status: 'completed',
+      tool_calls: [
+        call('c9', 'vision_mark', { image: 'p.png', marks: [{ at: '1,1' }], view: 'none' })
+      ]
+    });
+    conversation.append(visionResult('r9', 'c9'));
+    expect(views.folds).toBe(folded + 1);
+    expect(views.state('c9').kind).toBe('none');
     views.dispose();
     conversation.dispose();
   });

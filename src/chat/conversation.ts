@@ -131,12 +131,25 @@ export class Conversation implements IDisposable {
 
   /** Change a stored message by id. */
   update(id: string, patch: Partial<StoredMessage>): void {
-    const index = this._entries.findIndex(entry => entry.role !== 'unreadable' && entry.id === id);
+    const index = this._indexOf(id);
     if (index < 0) {
       return;
     }
     this._entries[index] = { ...this._entries[index], ...patch } as StoredMessage;
     this._changed.emit();
+  }
+
+  /**
+   * Where a stored message is. The streaming answer, updated on every delta, is the last entry:
+   * looking there first keeps a delta's cost independent of the conversation's length.
+   */
+  private _indexOf(id: string): number {
+    const last = this._entries.length - 1;
+    const newest = this._entries[last];
+    if (newest && newest.role !== 'unreadable' && newest.id === id) {
+      return last;
+    }
+    return this._entries.findIndex(entry => entry.role !== 'unreadable' && entry.id === id);
   }
 
   /** Remove a stored message by id (only for a reply that is about to be retried). */

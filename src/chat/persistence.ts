@@ -7,13 +7,21 @@
 import type { INotebookModel } from '@jupyterlab/notebook';
 import { JSONExt, type ReadonlyPartialJSONValue } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
+import type { ISignal } from '@lumino/signaling';
 
 import { loadTranscript, METADATA_KEY } from '../tools/transcript';
 import { mergeOwnEntries, missesOwnEntries } from './collaboration';
 import type { Conversation } from './conversation';
 
-/** How often, at most, a streaming conversation is written into the notebook model. */
+/** How often, at most, a changed conversation is written into the notebook model. */
 export const WRITE_INTERVAL_MS = 250;
+
+/**
+ * How often, at most, while an answer streams. Each write serialises the whole conversation into
+ * the notebook model, which in a long conversation costs a long task (issue 11.9); the partial
+ * answer is still written before every save and at the end of the turn.
+ */
+export const STREAMING_WRITE_INTERVAL_MS = 1000;
 
 /**
  * Whether two metadata values are the same JSON. Key order does not count: the shared notebook
@@ -37,15 +45,21 @@ export class NotebookTranscriptStore implements IDisposable {
   private readonly _storedIds = new Set<string>();
   private readonly _own = new Set<string>();
 
+  /**
+   * `saving` is the document context's `saveState`: on `started` the pending change is written
+   * first, so a save or autosave in the middle of an answer keeps what has streamed so far.
+   */
   constructor(
     private readonly _model: INotebookModel,
-    private readonly _conversation: Conversation
+    private readonly _conversation: Conversation,
+    private readonly _saving?: ISignal<unknown, string>
   ) {
     this._lastWritten = this._model.getMetadata(METADATA_KEY);
     this._conversation.load(this._lastWritten);
     this._noteStoredIds();
     this._conversation.changed.connect(this._onConversationChanged, this);
     this._model.metadataChanged.connect(this._onMetadataChanged, this);
+    this._saving?.connect(this._onSaving, this);
   }
 
   get isDisposed(): boolean {
@@ -129,6 +143,7 @@ export class NotebookTranscriptStore implements IDisposable {
     this.flush();
     this._isDisposed = true;
     this._conversation.changed.disconnect(this._onConversationChanged, this);
+    this._saving?.disconnect(this._onSaving, this);
     if (!this._model.isDisposed) {
       this._model.metadataChanged.disconnect(this._onMetadataChanged, this);
     }
@@ -136,7 +151,15 @@ export class NotebookTranscriptStore implements IDisposable {
 
   private _onConversationChanged(): void {
     if (this._timer === undefined) {
-      this._timer = setTimeout(() => this.flush(), WRITE_INTERVAL_MS);
+      const streaming = this._conversation.live.streamingId !== undefined;
+      const delay = streaming ? STREAMING_WRITE_INTERVAL_MS : WRITE_INTERVAL_MS;
+      this._timer = setTimeout(() => this.flush(), delay);
+    }
+  }
+
+  private _onSaving(_: unknown, state: string): void {
+    if (state === 'started' && this._timer !== undefined) {
+      this.flush();
     }
   }
 

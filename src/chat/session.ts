@@ -39,11 +39,13 @@ export class ChatSession implements IDisposable {
   private readonly _busyChanged = new Signal<this, boolean>(this);
   private _isDisposed = false;
 
+  /** `saving`: the document context's `saveState` (pending writes go in before each save). */
   constructor(
     private _model: INotebookModel,
-    private readonly _services: SessionServices
+    private readonly _services: SessionServices,
+    saving?: ISignal<unknown, string>
   ) {
-    this._store = new NotebookTranscriptStore(_model, this.conversation);
+    this._store = new NotebookTranscriptStore(_model, this.conversation, saving);
     const shared = createChatToolHost({
       notebook: () => this.notebookModel,
       conversation: this.conversation,

@@ -93,6 +93,13 @@ export class VisionViews implements IDisposable {
   /** Messages already looked at, and the id of the last one (to notice a replaced transcript). */
   private _seen = 0;
   private _lastId: string | undefined;
+  /**
+   * The entries array and its length at the last look. The conversation changes its array in
+   * place for an update or an append and replaces it otherwise, so the same array at the same
+   * length means only existing messages changed (a streaming delta): nothing new to fold.
+   */
+  private _lookedAt: ReadonlyArray<unknown> | undefined;
+  private _lookedLength = 0;
   private _abort = new AbortController();
   private _draining = false;
   private _folds = 0;
@@ -161,7 +168,16 @@ export class VisionViews implements IDisposable {
     if (this._isDisposed) {
       return;
     }
-    const messages = this._conversation.entries.filter(isReadable);
+    const entries = this._conversation.entries;
+    if (entries === this._lookedAt && entries.length === this._lookedLength) {
+      // A delta of the streaming answer: walking the whole conversation per delta made a long
+      // answer in a long conversation stall the page (issue 11.9). Folding only ever reads
+      // messages appended since the last look, which an in-place update cannot add.
+      return;
+    }
+    this._lookedAt = entries;
+    this._lookedLength = entries.length;
+    const messages = entries.filter(isReadable);
     const prefixHolds =
       this._seen <= messages.length &&
       (this._seen === 0 || messages[this._seen - 1].id === this._lastId);

@@ -109,7 +109,7 @@ export class FigureChatSidebar extends Panel {
     }
     if (!view) {
       const model = panel.context.model;
-      const session = new ChatSession(model, this._options.services);
+      const session = new ChatSession(model, this._options.services, panel.context.saveState);
       view = new ChatView({ ...this._options, session });
       this._views.set(panel, view);
       this.addWidget(view);

@@ -72,11 +72,20 @@ test('a reload in the middle of an answer keeps the partial answer, marked inter
   await view.locator('.jp-FigureChat-input').fill('[script:slow] keep talking');
   await view.locator('.jp-FigureChat-input').press('Enter');
   await expect(view.locator('.jp-FigureChat-message-mod-assistant').last()).toContainText('word5');
-  // What autosave would do mid-stream: save while the answer is still streaming.
-  await page.evaluate(() => window.jupyterapp.commands.execute('docmanager:save'));
+  // What autosave would do mid-stream: save while the answer is still streaming. The save keeps
+  // all that is shown when it starts (streaming writes are throttled, so it writes them first).
+  const shown = await page.evaluate(async () => {
+    const replies = document.querySelectorAll(
+      '#jp-figure-chat-sidebar .jp-FigureChat-view:not(.lm-mod-hidden) .jp-FigureChat-message-mod-assistant'
+    );
+    const text = replies[replies.length - 1]?.textContent ?? '';
+    await window.jupyterapp.commands.execute('docmanager:save');
+    return text.match(/word\d+/g)?.pop() ?? '';
+  });
+  expect(shown).toMatch(/^word\d+$/);
   const saved = await storedTranscript(page, `${tmpPath}/reload.ipynb`);
   const partial = saved.messages.filter(m => m.role === 'assistant').pop();
-  expect(String(partial?.content)).toContain('word');
+  expect(String(partial?.content)).toContain(`${shown} `);
 
   await reloadLab(page);
   await openNotebook(page, `${tmpPath}/reload.ipynb`);
