@@ -24,6 +24,7 @@ displaying widget" for it, and nbconvert and GitHub show the PNG.
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from typing import Any
 
@@ -84,6 +85,7 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         self._display_id = f"figure-chat-{uuid.uuid4().hex}"
         self._displayed = False
         self._accepted: dict[str, Any] = {}
+        self._from_chat = False
         self._pending_refresh: asyncio.TimerHandle | None = None
         self._preview: tuple[dict[str, Any], bytes] | None = None
         self._setup(picture, address)
@@ -101,6 +103,9 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             return
         if content.get("method") == "preview":
             self._send_preview()
+            return
+        if content.get("method") == "write":
+            self._write_from_chat(content)
             return
         if content.get("method") != "picture":
             return
@@ -129,11 +134,68 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         self._accepted = record
         self._record = record
 
+    def _write_from_chat(self, content: dict[str, Any]) -> None:
+        """The chat's vision tools write marks (``{"method": "write"}``): take the record only if
+        the tools' checks pass, the marks are still those the call started from (``base``) and the
+        chat is still waiting (``deadline``, ms since the epoch), then answer ``{"event":
+        "written"}`` with the refusal's message, if any, so the tool never reports marks the
+        kernel did not take."""
+        request = content.get("request")
+        if not isinstance(request, int) or isinstance(request, bool):
+            return
+
+        def answer(problem: str = "") -> None:
+            self.send({"event": "written", "request": request, "ok": not problem, "problem": problem})
+
+        deadline = content.get("deadline")
+        if isinstance(deadline, (int, float)) and time.time() * 1000 > deadline:
+            answer(
+                "the kernel was busy for longer than the chat waits, so these marks were not applied;"
+                " try again once it is idle"
+            )
+            return
+        if not self._holds(content.get("base")):
+            answer(
+                "the marks in the Vision widget changed while this call ran (a person edited them),"
+                " so these marks were not applied; call vision_list to read them, then try again"
+            )
+            return
+        try:
+            checked, _ = self._request({"op": "check-record", "record": content.get("record")})
+        except FigureChatError as error:
+            answer(str(error))
+            return
+        self._from_chat = True
+        try:
+            self._set_record(checked["record"])
+        finally:
+            self._from_chat = False
+        # After the record's update, so the view holds the marks when the tool goes on.
+        answer()
+
+    def _holds(self, base: Any) -> bool:
+        """Whether ``base``, a record the page sent, has the marks the kernel holds. What a view
+        sent is kept as the check gave it back, so compare checked records if they differ."""
+        current = self._accepted
+        if not isinstance(base, dict):
+            return False
+        if (base.get("marks"), base.get("lastId")) == (current["marks"], current["lastId"]):
+            return True
+        try:
+            checked, _ = self._request({"op": "check-record", "record": base})
+        except FigureChatError:
+            return False
+        return (checked["record"]["marks"], checked["record"]["lastId"]) == (current["marks"], current["lastId"])
+
     @observe("_record")
     def _record_changed(self, change: dict[str, Any]) -> None:
         record = change["new"]
         if record is self._accepted:
-            self._refresh_display()
+            # The chat writes while a person works in the page: re-render like their edits.
+            if self._from_chat:
+                self._refresh_display_soon()
+            else:
+                self._refresh_display()
             return
         # From the browser: take it only if a tool could have made it.
         try:

@@ -199,3 +199,64 @@ def test_a_big_picture_paints_from_a_quick_preview_first(kernel):
         elif kind == "comm_msg" and msg["content"]["data"].get("method") == "custom":
             kinds.append(("preview", msg["content"]["data"]["content"]["width"]))
     assert kinds == [("display_data", False), ("preview", 1000), ("update_display_data", True), ("preview", 1600)]
+
+
+def test_the_kernel_answers_the_chats_writes_and_refuses_with_the_tools_message(kernel):
+    """The chat's vision tools write marks with ``{"method": "write"}`` and report success only
+    on the kernel's ``{"event": "written", "ok": true}``. The kernel refuses a record the tools'
+    checks reject, one planned from marks a person has since changed (``base``), and one that
+    arrives after the chat stopped waiting (``deadline``), each with a message for the model,
+    and keeps its own marks."""
+    import json
+    import time
+
+    client = kernel
+    code = (
+        "import json, numpy as np\n"
+        "from jupyterlab_figure_chat import Vision\n"
+        "v = Vision(np.full((300, 400, 3), 90, np.uint8))\n"
+        "v.mark(['100,100'])\n"
+        "print(json.dumps({'id': v.model_id, 'record': v.record}))"
+    )
+    printed: list[dict] = []
+    reply = client.execute_interactive(code, timeout=120, output_hook=printed.append)
+    assert reply["content"]["status"] == "ok"
+    shown = json.loads("".join(m["content"].get("text", "") for m in printed if m["msg_type"] == "stream"))
+    model_id, base = shown["id"], shown["record"]
+
+    def point(mark_id: int, x: int) -> dict:
+        return {"id": mark_id, "kind": "point", "x": x, "y": 20, "r": 6, "caption": "chat", "colour": "red"}
+
+    def write(request: int, record: dict, base: dict, deadline: float | None = None) -> dict:
+        deadline = time.time() * 1000 + 10000 if deadline is None else deadline
+        _custom(
+            client,
+            model_id,
+            {"method": "write", "request": request, "record": record, "base": base, "deadline": deadline},
+        )
+        return _event(client, model_id, "written")["content"]["data"]["content"]
+
+    def marks() -> list[dict]:
+        out: list[dict] = []
+        client.execute_interactive("print(json.dumps(v.marks))", timeout=60, output_hook=out.append)
+        return json.loads("".join(m["content"].get("text", "") for m in out if m["msg_type"] == "stream"))
+
+    outside = {**base, "lastId": 2, "marks": [*base["marks"], point(2, 9000)]}
+    refused = write(1, outside, base)
+    assert refused["ok"] is False and refused["request"] == 1
+    assert "outside the 400×300 picture" in refused["problem"]
+    assert [m["id"] for m in marks()] == [1]
+
+    stale = {**base, "marks": [], "lastId": 0}
+    refused = write(2, {**base, "lastId": 2, "marks": [point(2, 50)]}, stale)
+    assert refused["ok"] is False
+    assert "changed while this call ran" in refused["problem"]
+
+    late = write(3, {**base, "lastId": 2, "marks": [*base["marks"], point(2, 50)]}, base, time.time() * 1000 - 1)
+    assert late["ok"] is False
+    assert "busy for longer than the chat waits" in late["problem"]
+    assert [m["id"] for m in marks()] == [1]
+
+    taken = write(4, {**base, "lastId": 2, "marks": [*base["marks"], point(2, 50)]}, base)
+    assert taken == {"event": "written", "request": 4, "ok": True, "problem": ""}
+    assert [(m["id"], m["caption"]) for m in marks()] == [(1, ""), (2, "chat")]
