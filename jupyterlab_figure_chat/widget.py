@@ -199,13 +199,8 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             return
         # From the browser: take it only if a tool could have made it.
         try:
-            answer, _ = figure_program().request(
-                {
-                    "op": "check-record",
-                    "record": record,
-                    "picture": {"address": self.address, "sha256": self.sha256},
-                }
-            )
+            # Through _request: a restarted figure program is sent the picture again.
+            answer, _ = self._request({"op": "check-record", "record": record})
         except FigureChatError as error:
             self._problem = str(error)
             self._set_record(self._accepted)
