@@ -24,6 +24,8 @@ displaying widget" for it, and nbconvert and GitHub show the PNG.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import threading
 import time
 import uuid
 from typing import Any
@@ -33,8 +35,8 @@ from IPython.display import display, update_display
 from traitlets import Dict, Int, Unicode, observe
 
 from .errors import FigureChatError
-from .outputs import BUNDLE_VERSION, FIGURE_MIME
-from .program import figure_program
+from .outputs import BUNDLE_VERSION, FIGURE_MIME, bundle_view, vision_bundle
+from .program import FigureProgram, figure_program
 from .vision import VisionCore
 
 #: Module and version the front end registers its model and view under (src/kernel-bridge).
@@ -55,6 +57,21 @@ EDIT_REFRESH_DELAY = 1.0
 #: replaces it once the output's PNG is rendered.
 QUICK_PREVIEW_SIDE = 1000
 PREVIEW_MAX_SIDE = 1600
+
+
+_background: FigureProgram | None = None
+_background_lock = threading.Lock()
+
+
+def _background_program() -> FigureProgram:
+    """A second figure program for re-rendering saved outputs off the kernel's thread: requests
+    to one program are answered one at a time, so sharing it would hold a click's check back."""
+    global _background
+    with _background_lock:
+        if _background is None:
+            _background = FigureProgram()
+            atexit.register(_background.close)
+        return _background
 
 
 class Vision(ipywidgets.DOMWidget, VisionCore):
@@ -224,7 +241,65 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             return
         if self._pending_refresh is not None:
             self._pending_refresh.cancel()
-        self._pending_refresh = loop.call_later(EDIT_REFRESH_DELAY, self._refresh_display)
+        self._pending_refresh = loop.call_later(EDIT_REFRESH_DELAY, self._refresh_in_background)
+
+    def _refresh_in_background(self) -> None:
+        """Re-render the saved output in a worker thread with a figure program of its own, then
+        write it on the kernel's thread. Rendered on the kernel's thread, the map of a 4000×3000
+        picture (and its megabytes of PNG on the way out) held back every click made meanwhile
+        (bench/widget-click: 0.8 s for a click after a pause); now the comm goes on taking them,
+        and their checks never queue behind the render in the same program."""
+        self._pending_refresh = None
+        if not self._displayed:
+            return
+        record = self._current
+        loop = asyncio.get_running_loop()
+
+        def publish(future: asyncio.Future[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+            if future.cancelled():
+                return
+            error = future.exception()
+            if error is not None:
+                loop.call_exception_handler(
+                    {"message": "Vision: could not re-render the saved output", "exception": error}
+                )
+                return
+            if record is not self._current:
+                # A newer record is in v.marks; its own refresh writes the output.
+                return
+            data, metadata = future.result()
+            if self.comm is not None:
+                data = {LIVE_MIME: {"version": 1, "model_id": self.model_id}, **data}
+            update_display(data, metadata=metadata, raw=True, display_id=self._display_id)
+
+        loop.run_in_executor(None, self._render_map, record).add_done_callback(publish)
+
+    def _render_map(self, record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The saved output's bundle for ``record``, by the background figure program (which is
+        sent the picture the first time, or after a restart)."""
+        program = _background_program()
+        header = {
+            "op": "render",
+            "record": record,
+            "view": {"kind": "map"},
+            "picture": {"address": self.address, "sha256": self.sha256},
+        }
+        try:
+            answer, payload = program.request(header)
+        except FigureChatError as error:
+            if error.code not in ("need-picture", "crashed"):
+                raise
+            program.request({"op": "picture", "address": self.address}, self.picture_bytes)
+            answer, payload = program.request(header)
+        view = answer["views"][0]
+        return vision_bundle(
+            self.fingerprint,
+            record,
+            bundle_view(answer["specs"][0]),
+            payload[: view["length"]],
+            (view["width"], view["height"]),
+            answer["list"],
+        )
 
     def _refresh_display(self) -> None:
         if self._pending_refresh is not None:
