@@ -13,7 +13,8 @@
  * - kernel: when the comm message reached the widget (`comm.on_msg`), and when an observer of
  *   `_record` registered after the widget's own saw the mark in `v.marks` (the first moment any
  *   code in the kernel can read it: the widget's handler, checks and all, has run).
- * Then the same at a person's pace: clicks 500 ms apart, whatever the kernel is doing.
+ * Then the same at a person's pace: clicks 500 ms apart, whatever the kernel is doing, and clicks
+ * 1.3 s apart, each after the kernel has begun re-rendering the saved output.
  * The kernel's `time.time()` and the page's `Date.now()` read the same system clock (one machine);
  * the page's performance clock, which stamps events, is converted to it. An execute round trip
  * (the fastest of 10) checks the two agree, within half that trip.
@@ -31,6 +32,12 @@ const CLICKS = 24;
 /** Clicks at a person's pace after the first ones, and that pace. */
 const PACED = 10;
 const PACE_MS = 500;
+/**
+ * Then clicks with a pause longer than the kernel's wait before it re-renders the saved output
+ * (EDIT_REFRESH_DELAY, 1 s), so each click can come while that render runs.
+ */
+const PAUSED = 8;
+const PAUSE_MS = 1300;
 const COLUMNS = 6;
 const ROWS = 4;
 
@@ -252,7 +259,15 @@ test('click-to-mark: drawn in the next frame, in v.marks in the kernel', async (
     // The workload, not a wait for a state: a person labelling at a steady pace.
     await page.waitForTimeout(PACE_MS);
   }
-  await expect(probe).toHaveText(String(CLICKS + PACED), { timeout: 240000 });
+  for (let i = 0; i < PAUSED; i++) {
+    const { x, y } = at((i % 4) + 1.25, i < 4 ? 0.15 : 3.85);
+    await page.mouse.click(x, y);
+    await expect(marks.locator('[data-mark]')).toHaveCount(CLICKS + PACED + i + 1);
+    // The workload: a person who looks a while before each click.
+    await page.waitForTimeout(PAUSE_MS);
+  }
+  const TOTAL = CLICKS + PACED + PAUSED;
+  await expect(probe).toHaveText(String(TOTAL), { timeout: 240000 });
 
   const browser = await page.evaluate(() => window.clickBench?.clicks ?? []);
   const sends = await page.evaluate(() => window.clickBench?.sends ?? []);
@@ -261,7 +276,7 @@ test('click-to-mark: drawn in the next frame, in v.marks in the kernel', async (
   // As hex, so the repr the kernel answers with needs no unquoting.
   const hex = (await kernelValue(page, 'json.dumps(seen).encode().hex()')).replace(/'/g, '');
   const kernel = JSON.parse(Buffer.from(hex, 'hex').toString('utf8')) as KernelTimes[];
-  expect(browser).toHaveLength(CLICKS + PACED);
+  expect(browser).toHaveLength(TOTAL);
   // While the kernel is busy, ipywidgets holds back the view's changes and sends the latest
   // once the kernel answers, so one record may bring several marks: each click's kernel times
   // are those of the first record holding its mark.
@@ -329,6 +344,11 @@ test('click-to-mark: drawn in the next frame, in v.marks in the kernel', async (
         `${PACED} clicks ${PACE_MS} ms apart (a person labelling):`,
         CLICKS,
         CLICKS + PACED
+      ),
+      ...report(
+        `${PAUSED} clicks ${PAUSE_MS} ms apart (the saved output re-renders between them):`,
+        CLICKS + PACED,
+        TOTAL
       ),
       `  the kernel got ${kernel.length} records for ${browser.length} clicks${merged ? ' (ipywidgets merged changes made while it was busy)' : ''}`,
       `clock check: the kernel's clock reads ${offset.toFixed(1)} ± ${(rtt / 2).toFixed(1)} ms from the browser's (fastest execute round trip); 0 expected, same machine`
