@@ -115,7 +115,6 @@ function writeRecord(
   timeoutMs: number
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const done = (): void => {
       clearTimeout(timer);
       model.off('msg:custom', onMessage);
@@ -139,7 +138,7 @@ function writeRecord(
       }
       const problem =
         typeof answer.problem === 'string' && answer.problem
-          ? answer.problem.slice(0, MAX_PROBLEM_LENGTH)
+          ? answer.problem.slice(0, MAX_PROBLEM_LENGTH).replace(/[.\s]+$/, '')
           : 'no reason given';
       reject(new WidgetWriteError(`The kernel refused these marks: ${problem}.`));
     };
@@ -159,10 +158,8 @@ function writeRecord(
       reject(signal.reason);
       return;
     }
-    model.on('msg:custom', onMessage);
-    model.once('comm:close destroy', onClose);
-    signal.addEventListener('abort', onAbort);
-    timer = setTimeout(() => {
+    // The kernel ignores the write after the deadline, so giving up here is final.
+    const timer = setTimeout(() => {
       done();
       reject(
         new WidgetWriteError(
@@ -170,6 +167,9 @@ function writeRecord(
         )
       );
     }, timeoutMs);
+    model.on('msg:custom', onMessage);
+    model.once('comm:close destroy', onClose);
+    signal.addEventListener('abort', onAbort);
     const deadline = Date.now() + timeoutMs;
     model.send(
       { method: 'write', request, deadline, base: toJson(base), record: toJson(record) },
