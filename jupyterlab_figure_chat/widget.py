@@ -24,6 +24,9 @@ displaying widget" for it, and nbconvert and GitHub show the PNG.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import threading
+import time
 import uuid
 from typing import Any
 
@@ -32,8 +35,8 @@ from IPython.display import display, update_display
 from traitlets import Dict, Int, Unicode, observe
 
 from .errors import FigureChatError
-from .outputs import BUNDLE_VERSION, FIGURE_MIME
-from .program import figure_program
+from .outputs import BUNDLE_VERSION, FIGURE_MIME, bundle_view, vision_bundle
+from .program import FigureProgram, figure_program
 from .vision import VisionCore
 
 #: Module and version the front end registers its model and view under (src/kernel-bridge).
@@ -54,6 +57,21 @@ EDIT_REFRESH_DELAY = 1.0
 #: replaces it once the output's PNG is rendered.
 QUICK_PREVIEW_SIDE = 1000
 PREVIEW_MAX_SIDE = 1600
+
+
+_background: FigureProgram | None = None
+_background_lock = threading.Lock()
+
+
+def _background_program() -> FigureProgram:
+    """A second figure program for re-rendering saved outputs off the kernel's thread: requests
+    to one program are answered one at a time, so sharing it would hold a click's check back."""
+    global _background
+    with _background_lock:
+        if _background is None:
+            _background = FigureProgram()
+            atexit.register(_background.close)
+        return _background
 
 
 class Vision(ipywidgets.DOMWidget, VisionCore):
@@ -84,6 +102,7 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         self._display_id = f"figure-chat-{uuid.uuid4().hex}"
         self._displayed = False
         self._accepted: dict[str, Any] = {}
+        self._from_chat = False
         self._pending_refresh: asyncio.TimerHandle | None = None
         self._preview: tuple[dict[str, Any], bytes] | None = None
         self._setup(picture, address)
@@ -101,6 +120,9 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             return
         if content.get("method") == "preview":
             self._send_preview()
+            return
+        if content.get("method") == "write":
+            self._write_from_chat(content)
             return
         if content.get("method") != "picture":
             return
@@ -129,21 +151,73 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         self._accepted = record
         self._record = record
 
+    def _write_from_chat(self, content: dict[str, Any]) -> None:
+        """The chat's vision tools write marks (``{"method": "write"}``): take the record only if
+        the tools' checks pass, the marks are still those the call started from (``base``) and the
+        chat is still waiting (``deadline``, ms since the epoch), then answer ``{"event":
+        "written"}`` with the refusal's message, if any, so the tool never reports marks the
+        kernel did not take."""
+        request = content.get("request")
+        if not isinstance(request, int) or isinstance(request, bool):
+            return
+
+        def answer(problem: str = "") -> None:
+            self.send({"event": "written", "request": request, "ok": not problem, "problem": problem})
+
+        deadline = content.get("deadline")
+        if isinstance(deadline, (int, float)) and time.time() * 1000 > deadline:
+            answer(
+                "the kernel was busy for longer than the chat waits, so these marks were not applied;"
+                " try again once it is idle"
+            )
+            return
+        if not self._holds(content.get("base")):
+            answer(
+                "the marks in the Vision widget changed while this call ran (a person edited them),"
+                " so these marks were not applied; call vision_list to read them, then try again"
+            )
+            return
+        try:
+            checked, _ = self._request({"op": "check-record", "record": content.get("record")})
+        except FigureChatError as error:
+            answer(str(error))
+            return
+        self._from_chat = True
+        try:
+            self._set_record(checked["record"])
+        finally:
+            self._from_chat = False
+        # After the record's update, so the view holds the marks when the tool goes on.
+        answer()
+
+    def _holds(self, base: Any) -> bool:
+        """Whether ``base``, a record the page sent, has the marks the kernel holds. What a view
+        sent is kept as the check gave it back, so compare checked records if they differ."""
+        current = self._accepted
+        if not isinstance(base, dict):
+            return False
+        if (base.get("marks"), base.get("lastId")) == (current["marks"], current["lastId"]):
+            return True
+        try:
+            checked, _ = self._request({"op": "check-record", "record": base})
+        except FigureChatError:
+            return False
+        return (checked["record"]["marks"], checked["record"]["lastId"]) == (current["marks"], current["lastId"])
+
     @observe("_record")
     def _record_changed(self, change: dict[str, Any]) -> None:
         record = change["new"]
         if record is self._accepted:
-            self._refresh_display()
+            # The chat writes while a person works in the page: re-render like their edits.
+            if self._from_chat:
+                self._refresh_display_soon()
+            else:
+                self._refresh_display()
             return
         # From the browser: take it only if a tool could have made it.
         try:
-            answer, _ = figure_program().request(
-                {
-                    "op": "check-record",
-                    "record": record,
-                    "picture": {"address": self.address, "sha256": self.sha256},
-                }
-            )
+            # Through _request: a restarted figure program is sent the picture again.
+            answer, _ = self._request({"op": "check-record", "record": record})
         except FigureChatError as error:
             self._problem = str(error)
             self._set_record(self._accepted)
@@ -167,7 +241,65 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             return
         if self._pending_refresh is not None:
             self._pending_refresh.cancel()
-        self._pending_refresh = loop.call_later(EDIT_REFRESH_DELAY, self._refresh_display)
+        self._pending_refresh = loop.call_later(EDIT_REFRESH_DELAY, self._refresh_in_background)
+
+    def _refresh_in_background(self) -> None:
+        """Re-render the saved output in a worker thread with a figure program of its own, then
+        write it on the kernel's thread. Rendered on the kernel's thread, the map of a 4000×3000
+        picture (and its megabytes of PNG on the way out) held back every click made meanwhile
+        (bench/widget-click: 0.8 s for a click after a pause); now the comm goes on taking them,
+        and their checks never queue behind the render in the same program."""
+        self._pending_refresh = None
+        if not self._displayed:
+            return
+        record = self._current
+        loop = asyncio.get_running_loop()
+
+        def publish(future: asyncio.Future[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+            if future.cancelled():
+                return
+            error = future.exception()
+            if error is not None:
+                loop.call_exception_handler(
+                    {"message": "Vision: could not re-render the saved output", "exception": error}
+                )
+                return
+            if record is not self._current:
+                # A newer record is in v.marks; its own refresh writes the output.
+                return
+            data, metadata = future.result()
+            if self.comm is not None:
+                data = {LIVE_MIME: {"version": 1, "model_id": self.model_id}, **data}
+            update_display(data, metadata=metadata, raw=True, display_id=self._display_id)
+
+        loop.run_in_executor(None, self._render_map, record).add_done_callback(publish)
+
+    def _render_map(self, record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The saved output's bundle for ``record``, by the background figure program (which is
+        sent the picture the first time, or after a restart)."""
+        program = _background_program()
+        header = {
+            "op": "render",
+            "record": record,
+            "view": {"kind": "map"},
+            "picture": {"address": self.address, "sha256": self.sha256},
+        }
+        try:
+            answer, payload = program.request(header)
+        except FigureChatError as error:
+            if error.code not in ("need-picture", "crashed"):
+                raise
+            program.request({"op": "picture", "address": self.address}, self.picture_bytes)
+            answer, payload = program.request(header)
+        view = answer["views"][0]
+        return vision_bundle(
+            self.fingerprint,
+            record,
+            bundle_view(answer["specs"][0]),
+            payload[: view["length"]],
+            (view["width"], view["height"]),
+            answer["list"],
+        )
 
     def _refresh_display(self) -> None:
         if self._pending_refresh is not None:

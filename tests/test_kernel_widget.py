@@ -168,7 +168,12 @@ def test_edits_from_the_view_rerender_the_saved_output_once_the_person_pauses(vi
             vision.set_state({"_record": record(count)})
             assert len(vision.marks) == count
         assert rendered == []
-        await asyncio.sleep(0.5)
+        # The render runs in a worker thread (the first one starts its figure program).
+        for _ in range(600):
+            if rendered:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)
 
     asyncio.run(clicks())
     assert len(rendered) == 1
@@ -199,3 +204,108 @@ def test_a_big_picture_paints_from_a_quick_preview_first(kernel):
         elif kind == "comm_msg" and msg["content"]["data"].get("method") == "custom":
             kinds.append(("preview", msg["content"]["data"]["content"]["width"]))
     assert kinds == [("display_data", False), ("preview", 1000), ("update_display_data", True), ("preview", 1600)]
+
+
+def test_the_kernel_answers_the_chats_writes_and_refuses_with_the_tools_message(kernel):
+    """The chat's vision tools write marks with ``{"method": "write"}`` and report success only
+    on the kernel's ``{"event": "written", "ok": true}``. The kernel refuses a record the tools'
+    checks reject, one planned from marks a person has since changed (``base``), and one that
+    arrives after the chat stopped waiting (``deadline``), each with a message for the model,
+    and keeps its own marks."""
+    import json
+    import time
+
+    client = kernel
+    code = (
+        "import json, numpy as np\n"
+        "from jupyterlab_figure_chat import Vision\n"
+        "v = Vision(np.full((300, 400, 3), 90, np.uint8))\n"
+        "v.mark(['100,100'])\n"
+        "print(json.dumps({'id': v.model_id, 'record': v.record}))"
+    )
+    printed: list[dict] = []
+    reply = client.execute_interactive(code, timeout=120, output_hook=printed.append)
+    assert reply["content"]["status"] == "ok"
+    shown = json.loads("".join(m["content"].get("text", "") for m in printed if m["msg_type"] == "stream"))
+    model_id, base = shown["id"], shown["record"]
+
+    def point(mark_id: int, x: int) -> dict:
+        return {"id": mark_id, "kind": "point", "x": x, "y": 20, "r": 6, "caption": "chat", "colour": "red"}
+
+    def write(request: int, record: dict, base: dict, deadline: float | None = None) -> dict:
+        deadline = time.time() * 1000 + 10000 if deadline is None else deadline
+        _custom(
+            client,
+            model_id,
+            {"method": "write", "request": request, "record": record, "base": base, "deadline": deadline},
+        )
+        return _event(client, model_id, "written")["content"]["data"]["content"]
+
+    def marks() -> list[dict]:
+        out: list[dict] = []
+        client.execute_interactive("print(json.dumps(v.marks))", timeout=60, output_hook=out.append)
+        return json.loads("".join(m["content"].get("text", "") for m in out if m["msg_type"] == "stream"))
+
+    outside = {**base, "lastId": 2, "marks": [*base["marks"], point(2, 9000)]}
+    refused = write(1, outside, base)
+    assert refused["ok"] is False and refused["request"] == 1
+    assert "outside the 400×300 picture" in refused["problem"]
+    assert [m["id"] for m in marks()] == [1]
+
+    stale = {**base, "marks": [], "lastId": 0}
+    refused = write(2, {**base, "lastId": 2, "marks": [point(2, 50)]}, stale)
+    assert refused["ok"] is False
+    assert "changed while this call ran" in refused["problem"]
+
+    late = write(3, {**base, "lastId": 2, "marks": [*base["marks"], point(2, 50)]}, base, time.time() * 1000 - 1)
+    assert late["ok"] is False
+    assert "busy for longer than the chat waits" in late["problem"]
+    assert [m["id"] for m in marks()] == [1]
+
+    taken = write(4, {**base, "lastId": 2, "marks": [*base["marks"], point(2, 50)]}, base)
+    assert taken == {"event": "written", "request": 4, "ok": True, "problem": ""}
+    assert [(m["id"], m["caption"]) for m in marks()] == [(1, ""), (2, "chat")]
+
+
+def test_the_kernel_takes_edits_while_the_saved_output_rerenders(tmp_path, monkeypatch):
+    """The saved map of a 4000×3000 picture takes the figure program a tenth of a second or more
+    to render; done on the kernel's thread, every click made meanwhile waited for it (bench/
+    widget-click: 0.8 s for a click after a pause). It renders in a worker thread now: the
+    kernel's event loop never stalls for the length of a render."""
+    import time
+
+    from PIL import Image
+
+    from jupyterlab_figure_chat import widget
+
+    rng = np.random.default_rng(3)
+    path = tmp_path / "big.jpg"
+    Image.fromarray(rng.integers(0, 255, (3000, 4000, 3), np.uint8)).save(path, quality=90)
+    v = Vision(str(path))
+    try:
+        start = time.perf_counter()
+        v._map_output()
+        render = time.perf_counter() - start
+        rendered: list[str] = []
+        monkeypatch.setattr(widget, "update_display", lambda data, **_: rendered.append(data["text/plain"]))
+        monkeypatch.setattr(widget, "EDIT_REFRESH_DELAY", 0.05)
+        v._displayed = True
+        edit = {
+            "image": v.address,
+            "lastId": 1,
+            "marks": [{"id": 1, "kind": "point", "x": 10, "y": 20, "r": 12, "caption": "", "colour": "green"}],
+        }
+
+        async def run() -> float:
+            ticks = [time.perf_counter()]
+            v.set_state({"_record": edit})
+            while not rendered and ticks[-1] - ticks[0] < 60:
+                await asyncio.sleep(0.005)
+                ticks.append(time.perf_counter())
+            return max(b - a for a, b in zip(ticks, ticks[1:]))
+
+        longest_stall = asyncio.run(run())
+        assert rendered and "#1" in rendered[0]
+        assert longest_stall < render / 2, (longest_stall, render)
+    finally:
+        v.close()

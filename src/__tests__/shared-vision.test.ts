@@ -71,9 +71,18 @@ class WidgetRecord implements LiveVisionWidget {
   record(): unknown {
     return this.value;
   }
-  write(record: VisionRecord): void {
+  /** What the kernel answers a write with, when it refuses it. */
+  refusal: string | null = null;
+  /** The record each write was planned from. */
+  bases: unknown[] = [];
+  write(record: VisionRecord, base: unknown): Promise<void> {
     this.writes += 1;
+    this.bases.push(base);
+    if (this.refusal) {
+      return Promise.reject(new Error(this.refusal));
+    }
     this.value = record;
+    return Promise.resolve();
   }
   pictureData(): Promise<string> {
     this.pictureAsks += 1;
@@ -192,6 +201,24 @@ describe('the vision tools share a Vision widget record', () => {
     // The result keeps the marks the call started from, and names the picture, not the output.
     expect(output.record?.marks).toEqual([CLICK]);
     expect(output.picture?.address).toBe(ADDRESS);
+  });
+
+  it('reports a write the kernel refused as the tool error, and keeps the kernel marks', async () => {
+    const widget = new WidgetRecord([CLICK]);
+    widget.refusal = 'The kernel refused these marks: the marks changed while this call ran.';
+    const host = hostOf(notebook(), liveWidgets({ m1: widget }));
+    const output = await run(host, 'vision_mark', {
+      image: ADDRESS,
+      marks: [{ at: '100,60', caption: 'colony' }]
+    });
+    expect(output.status).toBe('failed');
+    expect(output.text).toBe(`Tool error: ${widget.refusal}`);
+    // The write was planned from the marks the call read; nothing else took the new ones.
+    expect(widget.bases).toEqual([{ image: ADDRESS, marks: [CLICK], lastId: 1 }]);
+    expect((widget.value as VisionRecord).marks).toEqual([CLICK]);
+    widget.refusal = null;
+    const listed = await run(host, 'vision_list', { image: ADDRESS });
+    expect(listed.text).not.toContain('colony');
   });
 
   it('refuses a widget record that is not one a tool could make, naming the picture', async () => {

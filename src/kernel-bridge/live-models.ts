@@ -4,6 +4,7 @@
  * vision tools read and write a model's record here (one record per picture).
  */
 import type { DOMWidgetModel } from '@jupyter-widgets/base';
+import type { JSONValue } from '@lumino/coreutils';
 import { Signal, type ISignal } from '@lumino/signaling';
 
 import { bytesToBase64 } from '../chat/figure-client';
@@ -22,6 +23,29 @@ export class WidgetPictureError extends Error {
     super(message);
     this.name = 'WidgetPictureError';
   }
+}
+
+/** The kernel refused marks the chat wrote into a widget, or did not answer in time. */
+export class WidgetWriteError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WidgetWriteError';
+  }
+}
+
+/**
+ * How long the chat waits for the kernel to take marks it writes. The kernel checks a record in
+ * milliseconds; longer means it is running a cell (it reads the write only after) or is gone.
+ */
+export const WRITE_TIMEOUT_MS = 10000;
+
+/** Longest refusal text passed on to the model (it comes from the kernel). */
+const MAX_PROBLEM_LENGTH = 1000;
+
+/** A value as plain JSON for the comm (records are data: this keeps only what JSON holds). */
+function toJson(value: unknown): JSONValue {
+  const text = JSON.stringify(value);
+  return text === undefined ? null : (JSON.parse(text) as JSONValue);
 }
 
 /** Bytes of a buffer as ipywidgets hands it over (DataView, ArrayBuffer or typed array). */
@@ -76,6 +100,84 @@ function askPicture(model: DOMWidgetModel, request: number, signal: AbortSignal)
   });
 }
 
+/**
+ * Send marks to the kernel (`{method: "write"}`) and wait for its answer (`{event: "written"}`).
+ * The kernel takes them only if `base` is still its record and the deadline has not passed, so a
+ * write the chat gave up on is never applied later. Nothing changes in the page before the
+ * kernel says yes: on a refusal the widget goes on showing the kernel's marks.
+ */
+function writeRecord(
+  model: DOMWidgetModel,
+  request: number,
+  record: VisionRecord,
+  base: unknown,
+  signal: AbortSignal,
+  timeoutMs: number
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      model.off('msg:custom', onMessage);
+      model.off('comm:close destroy', onClose);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const onMessage = (content: unknown): void => {
+      const answer = (content ?? {}) as Record<string, unknown>;
+      if (answer.event !== 'written' || answer.request !== request) {
+        return;
+      }
+      done();
+      if (answer.ok === true) {
+        // The kernel sent the record's update before this answer; the model applies updates
+        // asynchronously, so wait until it holds the marks.
+        void model.state_change.then(
+          () => resolve(),
+          () => resolve()
+        );
+        return;
+      }
+      const problem =
+        typeof answer.problem === 'string' && answer.problem
+          ? answer.problem.slice(0, MAX_PROBLEM_LENGTH).replace(/[.\s]+$/, '')
+          : 'no reason given';
+      reject(new WidgetWriteError(`The kernel refused these marks: ${problem}.`));
+    };
+    const onClose = (): void => {
+      done();
+      reject(
+        new WidgetWriteError(
+          'The Vision widget closed (its kernel stopped or restarted), so these marks were not applied; run its cell again.'
+        )
+      );
+    };
+    const onAbort = (): void => {
+      done();
+      reject(signal.reason);
+    };
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    // The kernel ignores the write after the deadline, so giving up here is final.
+    const timer = setTimeout(() => {
+      done();
+      reject(
+        new WidgetWriteError(
+          `The kernel did not answer within ${timeoutMs / 1000} s (it is busy running a cell, or stopped), so these marks were not applied; try again once it is idle.`
+        )
+      );
+    }, timeoutMs);
+    model.on('msg:custom', onMessage);
+    model.once('comm:close destroy', onClose);
+    signal.addEventListener('abort', onAbort);
+    const deadline = Date.now() + timeoutMs;
+    model.send(
+      { method: 'write', request, deadline, base: toJson(base), record: toJson(record) },
+      {}
+    );
+  });
+}
+
 /** Live Vision models; owned by the kernel-bridge plugin. */
 export class LiveVisionModels implements LiveVisionWidgets {
   private readonly _models = new Map<string, DOMWidgetModel>();
@@ -101,11 +203,16 @@ export class LiveVisionModels implements LiveVisionWidgets {
     }
     return {
       record: () => model.get('_record') as unknown,
-      write: (record: VisionRecord) => {
+      write: (record, base, signal) =>
         // The kernel checks it again (`check-record`) before `v.marks` takes it.
-        model.set('_record', { image: record.image, marks: record.marks, lastId: record.lastId });
-        model.save_changes();
-      },
+        writeRecord(
+          model,
+          ++this._requests,
+          { image: record.image, marks: record.marks, lastId: record.lastId },
+          base,
+          signal,
+          WRITE_TIMEOUT_MS
+        ),
       pictureData: signal => {
         let bytes = this._pictures.get(model);
         if (!bytes) {

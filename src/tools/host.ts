@@ -24,8 +24,11 @@ export interface SharedVisionRecord {
   readonly where: 'widget' | 'output';
   /** The record now, as its holder has it; untrusted, the caller checks it. */
   record(): unknown;
-  /** Write the record back to the widget (the kernel checks it again). Saved outputs have none. */
-  readonly write?: (record: VisionRecord) => void;
+  /**
+   * Write the record back to the widget and wait until the kernel takes it; rejects with the
+   * kernel's refusal (or a timeout) as a message for the model. Saved outputs have none.
+   */
+  readonly write?: (record: VisionRecord, signal: AbortSignal) => Promise<void> | void;
   /**
    * The picture's base64 bytes, from whoever holds them (the kernel, for a widget); undefined
    * when no one does any more (then views cannot be drawn, and the tools say so).
@@ -37,8 +40,11 @@ export interface SharedVisionRecord {
 export interface LiveVisionWidget {
   /** The record the model holds now (untrusted). */
   record(): unknown;
-  /** Set the model's record and send it to the kernel. */
-  write(record: VisionRecord): void;
+  /**
+   * Send the record to the kernel, which takes it only if `base` is still its record; resolves
+   * once the model holds it, rejects with the kernel's refusal or when it does not answer.
+   */
+  write(record: VisionRecord, base: unknown, signal: AbortSignal): Promise<void>;
   /** The picture's base64 bytes, asked of the kernel (once per picture). */
   pictureData(signal: AbortSignal): Promise<string>;
 }

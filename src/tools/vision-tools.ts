@@ -8,7 +8,7 @@
  */
 import { FigureClient } from './figure-client';
 import type { SharedVisionRecord, ToolHost } from './host';
-import type { ToolContext, ToolDefinition, ToolOutput } from './registry';
+import { toolError, type ToolContext, type ToolDefinition, type ToolOutput } from './registry';
 import type { PictureFingerprint, StoredMessage } from './transcript';
 import {
   VISION_DESCRIPTIONS,
@@ -177,7 +177,15 @@ function visionTool(name: VisionToolName): ToolDefinition {
       let note = '';
       if (mutates) {
         if (subject.shared?.write) {
-          subject.shared.write(plan.record);
+          try {
+            // Only what the kernel took is reported as marked.
+            await subject.shared.write(plan.record, context.signal);
+          } catch (error) {
+            if (context.signal.aborted) {
+              throw error;
+            }
+            return toolError(error instanceof Error ? error.message : String(error));
+          }
         } else if (subject.shared) {
           note = SAVED_ONLY_NOTE;
         }

@@ -203,6 +203,23 @@ const SCRIPTS = {
     ['Listing.', structuredCall('call_w2', 'vision_list', {})],
     ['Marked the picture.']
   ],
+  // Issue 10 (kernel-bridge.spec.ts): the chat marks a Vision widget while its kernel is busy
+  // running a cell; the kernel never takes the marks in time, and the tool must say so.
+  'vision-widget-busy': [
+    ['Let me find the picture.', structuredCall('call_b0', 'notebook_read', {})],
+    request => {
+      const address =
+        /marked picture (\S+) \(/.exec(lastToolText(request.messages))?.[1] ?? 'missing';
+      return [
+        'Marking it.',
+        structuredCall('call_b1', 'vision_mark', {
+          image: address,
+          marks: [{ at: '200,150', caption: 'while busy', colour: 'red' }]
+        })
+      ];
+    },
+    ['The kernel did not take the mark.']
+  ],
   // Issue 8: reasoning left in the content as <think> text (Ollama before 0.12.4, vLLM without a
   // reasoning parser), split across deltas the way those servers stream it.
   think: [

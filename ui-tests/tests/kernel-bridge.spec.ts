@@ -182,3 +182,49 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   await expect(page.locator('.jp-Notebook')).not.toContainText('Error displaying widget');
   await expect(cells(page).filter({ hasText: 'A teal bar' }).locator('img')).toBeVisible();
 });
+
+test('marks the chat writes into a Vision widget count only once the kernel takes them', async ({
+  page,
+  tmpPath
+}) => {
+  test.setTimeout(180000);
+  const path = `${tmpPath}/vision-busy.ipynb`;
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  await page.notebook.setCell(
+    0,
+    'code',
+    'import json, time\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv'
+  );
+  await page.notebook.runCell(0, true);
+  const marks = page.locator('.jp-FigureChat-visionMarks');
+  await expect(marks).toBeVisible({ timeout: 60000 });
+
+  // The person runs a long cell; the chat's write waits in the kernel's queue behind it, longer
+  // than the tool waits (10 s), so the kernel must not take it when it gets to it.
+  await page.notebook.addCell('code', 'time.sleep(30)\nprint("slept")');
+  await page.notebook.selectCells(1);
+  await page.keyboard.press('Control+Enter');
+  await expect(cells(page).nth(1).locator('.jp-InputPrompt')).toContainText('*');
+
+  await resetModelLog(page);
+  await openChat(page);
+  await ask(page, '[script:vision-widget-busy] mark the picture');
+  const card = chat(page).locator('.jp-FigureChat-toolCard[data-tool="vision_mark"]');
+  await expect(card).toHaveAttribute('data-state', 'failed');
+  const sent = await modelRequests(page);
+  const result = sent[sent.length - 1].messages
+    .filter(message => message.role === 'tool')
+    .map(message => String(message.content))[1];
+  expect(result).toContain('Tool error');
+  expect(result).toContain('did not answer within 10 s');
+  // The widget shows the kernel's marks: none.
+  await expect(marks.locator('[data-mark]')).toHaveCount(0);
+
+  // Once the cell ends, the kernel reads the write, finds it past its deadline and refuses it.
+  await page.notebook.addCell('code', 'print(json.dumps(v.marks))');
+  await page.notebook.runCell(2, true);
+  await expect(cellText(page, 1)).toContainText('slept');
+  await expect(cellText(page, 2)).toHaveText('[]');
+  await expect(marks.locator('[data-mark]')).toHaveCount(0);
+});

@@ -85,11 +85,14 @@ export function findSharedVision(
   for (const candidate of found) {
     const widget = candidate.modelId ? live?.widget(candidate.modelId) : undefined;
     if (widget) {
+      // The record the call read and planned from: the kernel takes the write only while it
+      // still holds these marks, so a person's edit in between is never overwritten.
+      let base = widget.record();
       return {
         picture: candidate.bundle.picture,
         where: 'widget',
-        record: () => widget.record(),
-        write: record => widget.write(record),
+        record: () => (base = widget.record()),
+        write: (record, signal) => widget.write(record, base, signal),
         pictureData: signal => widget.pictureData(signal)
       };
     }
