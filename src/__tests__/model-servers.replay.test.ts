@@ -49,6 +49,9 @@ let endpoint: FakeEndpoint;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'figure-chat-servers-'));
   figure = await startFigureServer(root);
+  // The split tests below block the event loop for seconds, past the server's 5 s keep-alive:
+  // the idle socket's close then races the next request reusing it ("fetch failed").
+  figure.server.keepAliveTimeout = 60_000;
 });
 
 afterAll(async () => {
