@@ -4,11 +4,6 @@
  * model (Ollama `/api/show`, llama.cpp `/props`, LM Studio `/api/v0/models`), from recorded
  * answers; the chat then describes the views in text, with the notice, and sends no images.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { ServerConnection } from '@jupyterlab/services';
 import { z } from 'zod';
 
@@ -18,23 +13,12 @@ import { figureServerTransport } from '../chat/model-client';
 import { ModelQuirkMemory } from '../chat/model-quirks';
 import { ToolRegistry } from '../tools/registry';
 import type { StoredMessage, ToolMessage } from '../tools/transcript';
-import { FakeEndpoint, closeServer, startFigureServer } from './helpers/loopback';
+import { FakeEndpoint, useFigureServer } from './helpers/loopback';
 import { loadServerFixture, type ServerFixture } from './helpers/server-fixtures';
 import { answer, toolCalls } from './helpers/sse';
 
-let root: string;
-let figure: { server: Server; url: string };
+const figure = useFigureServer('figure-chat-model-info-');
 let endpoint: FakeEndpoint;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-model-info-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
 
 beforeEach(async () => {
   endpoint = await new FakeEndpoint().start();

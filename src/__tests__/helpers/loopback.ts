@@ -84,6 +84,9 @@ export class FakeEndpoint {
 /** The real figure server on loopback. */
 export async function startFigureServer(root: string): Promise<{ server: Server; url: string }> {
   const server = createFigureServer({ root, hideHidden: true });
+  // Tests that block the event loop for seconds (pure split loops) outlast Node's 5 s keep-alive:
+  // the idle socket's close then races the next request reusing it ("fetch failed").
+  server.keepAliveTimeout = 60_000;
   return { server, url: await listenLoopback(server) };
 }
 
@@ -91,7 +94,7 @@ export async function startFigureServer(root: string): Promise<{ server: Server;
  * The real figure server on a fresh temporary root for a whole test file: started before its
  * tests, closed and its root removed after them. Read `url` inside tests.
  */
-export function useFigureServer(prefix: string): { readonly url: string } {
+export function useFigureServer(prefix: string): { readonly url: string; readonly root: string } {
   let root = '';
   let running: { server: Server; url: string } | undefined;
   beforeAll(async () => {
@@ -110,6 +113,9 @@ export function useFigureServer(prefix: string): { readonly url: string } {
         throw new Error('the figure server is only running inside the tests');
       }
       return running.url;
+    },
+    get root(): string {
+      return root;
     }
   };
 }
