@@ -54,11 +54,7 @@ function serve(paths: Record<string, string>, replies: string[][] = []): void {
 }
 
 async function askInfo(model: string): Promise<{ images: boolean | null; source: string | null }> {
-  const response = await fetch(`${figure.url}/figure-chat/model-info`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ endpoint: `${endpoint.url}/v1`, model })
-  });
+  const response = await figure.post('model-info', { endpoint: `${endpoint.url}/v1`, model });
   expect(response.status).toBe(200);
   return (await response.json()) as { images: boolean | null; source: string | null };
 }
@@ -98,10 +94,9 @@ describe('model-info', () => {
   });
 
   it('refuses a request without an http(s) endpoint', async () => {
-    const response = await fetch(`${figure.url}/figure-chat/model-info`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ endpoint: 'file:///etc/passwd', model: 'x' })
+    const response = await figure.post('model-info', {
+      endpoint: 'file:///etc/passwd',
+      model: 'x'
     });
     expect(response.status).toBe(400);
   });
@@ -136,12 +131,7 @@ describe('the chat asks once per model before sending views', () => {
       toolHost: null,
       quirks,
       modelTakesImages: async (url, name, signal) => {
-        const response = await fetch(`${figure.url}/figure-chat/model-info`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ endpoint: url, model: name }),
-          signal
-        });
+        const response = await figure.post('model-info', { endpoint: url, model: name }, signal);
         return ((await response.json()) as { images: boolean | null }).images;
       }
     };

@@ -43,11 +43,7 @@ afterEach(async () => {
 const chatBody = { model: 'm', stream: true, messages: [{ role: 'user', content: 'Hi' }] };
 
 async function ask(endpoint: unknown): Promise<Response> {
-  const response = await fetch(`${figure.url}/figure-chat/model`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ endpoint, body: chatBody })
-  });
+  const response = await figure.post('model', { endpoint, body: chatBody });
   await response.clone().text();
   return response;
 }

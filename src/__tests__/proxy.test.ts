@@ -45,12 +45,7 @@ afterEach(async () => {
 const chatBody = { model: 'm', stream: true, messages: [{ role: 'user', content: 'Hi' }] };
 
 function proxy(body: unknown, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${figure.url}/figure-chat/model`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    signal
-  });
+  return figure.post('model', body, signal);
 }
 
 function viaProxy(signal?: AbortSignal): Promise<Response> {

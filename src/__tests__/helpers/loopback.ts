@@ -90,11 +90,23 @@ export async function startFigureServer(root: string): Promise<{ server: Server;
   return { server, url: await listenLoopback(server) };
 }
 
+/** A test file's figure server (see {@link useFigureServer}). */
+export interface TestFigureServer {
+  readonly url: string;
+  /** The workspace root it serves pictures from. */
+  readonly root: string;
+  /**
+   * POST to a route as the browser does: `body` as JSON, or sent as it is when it is a string
+   * (to send malformed JSON).
+   */
+  post(route: string, body: unknown, signal?: AbortSignal): Promise<Response>;
+}
+
 /**
  * The real figure server on a fresh temporary root for a whole test file: started before its
  * tests, closed and its root removed after them. Read `url` inside tests.
  */
-export function useFigureServer(prefix: string): { readonly url: string; readonly root: string } {
+export function useFigureServer(prefix: string): TestFigureServer {
   let root = '';
   let running: { server: Server; url: string } | undefined;
   beforeAll(async () => {
@@ -107,7 +119,7 @@ export function useFigureServer(prefix: string): { readonly url: string; readonl
     }
     rmSync(root, { recursive: true, force: true });
   });
-  return {
+  const figure: TestFigureServer = {
     get url(): string {
       if (!running) {
         throw new Error('the figure server is only running inside the tests');
@@ -116,8 +128,17 @@ export function useFigureServer(prefix: string): { readonly url: string; readonl
     },
     get root(): string {
       return root;
+    },
+    post(route, body, signal) {
+      return fetch(`${figure.url}/figure-chat/${route}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        signal
+      });
     }
   };
+  return figure;
 }
 
 /** A loopback port nothing listens on (bound, then released). */
