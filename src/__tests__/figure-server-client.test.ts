@@ -5,9 +5,7 @@
  * browser talks to it through a fetch that answers the first N requests as Jupyter's proxy does
  * while the figure server is down.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { ServerConnection } from '@jupyterlab/services';
@@ -18,25 +16,14 @@ import { FigureServerError, requestFigureServer } from '../chat/figure-server';
 import { ModelRequestError, figureServerTransport } from '../chat/model-client';
 
 import { isolateProxyEnv } from './helpers/env';
-import { closeServer, startFigureServer } from './helpers/loopback';
+import { useFigureServer } from './helpers/loopback';
 
 /** What jupyter-server-proxy answers when the process behind it is gone. */
 const JUPYTER_500 =
   '<!DOCTYPE HTML>\n<html><head><title>500: Internal Server Error</title></head>' +
   '<body><h1>500 : Internal Server Error</h1><p>BrokenPipeError: [Errno 32] Broken pipe</p></body></html>';
 
-let root: string;
-let figure: { server: Server; url: string };
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-client-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
+const figure = useFigureServer('figure-chat-client-');
 
 isolateProxyEnv();
 
@@ -125,7 +112,7 @@ describe('the model transport', () => {
 describe('FigureClient over requestFigureServer', () => {
   it('reads render as binary (no base64 on the wire) and gives callers base64 PNGs', async () => {
     writeFileSync(
-      join(root, 'p.png'),
+      join(figure.root, 'p.png'),
       await sharp({
         create: { width: 40, height: 30, channels: 3, background: { r: 9, g: 9, b: 9 } }
       })

@@ -4,11 +4,6 @@
  * model (Ollama `/api/show`, llama.cpp `/props`, LM Studio `/api/v0/models`), from recorded
  * answers; the chat then describes the views in text, with the notice, and sends no images.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { ServerConnection } from '@jupyterlab/services';
 import { z } from 'zod';
 
@@ -18,23 +13,12 @@ import { figureServerTransport } from '../chat/model-client';
 import { ModelQuirkMemory } from '../chat/model-quirks';
 import { ToolRegistry } from '../tools/registry';
 import type { StoredMessage, ToolMessage } from '../tools/transcript';
-import { FakeEndpoint, closeServer, startFigureServer } from './helpers/loopback';
+import { FakeEndpoint, useFigureServer } from './helpers/loopback';
 import { loadServerFixture, type ServerFixture } from './helpers/server-fixtures';
 import { answer, toolCalls } from './helpers/sse';
 
-let root: string;
-let figure: { server: Server; url: string };
+const figure = useFigureServer('figure-chat-model-info-');
 let endpoint: FakeEndpoint;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-model-info-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
 
 beforeEach(async () => {
   endpoint = await new FakeEndpoint().start();
@@ -70,11 +54,7 @@ function serve(paths: Record<string, string>, replies: string[][] = []): void {
 }
 
 async function askInfo(model: string): Promise<{ images: boolean | null; source: string | null }> {
-  const response = await fetch(`${figure.url}/figure-chat/model-info`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ endpoint: `${endpoint.url}/v1`, model })
-  });
+  const response = await figure.post('model-info', { endpoint: `${endpoint.url}/v1`, model });
   expect(response.status).toBe(200);
   return (await response.json()) as { images: boolean | null; source: string | null };
 }
@@ -114,10 +94,9 @@ describe('model-info', () => {
   });
 
   it('refuses a request without an http(s) endpoint', async () => {
-    const response = await fetch(`${figure.url}/figure-chat/model-info`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ endpoint: 'file:///etc/passwd', model: 'x' })
+    const response = await figure.post('model-info', {
+      endpoint: 'file:///etc/passwd',
+      model: 'x'
     });
     expect(response.status).toBe(400);
   });
@@ -152,12 +131,7 @@ describe('the chat asks once per model before sending views', () => {
       toolHost: null,
       quirks,
       modelTakesImages: async (url, name, signal) => {
-        const response = await fetch(`${figure.url}/figure-chat/model-info`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ endpoint: url, model: name }),
-          signal
-        });
+        const response = await figure.post('model-info', { endpoint: url, model: name }, signal);
         return ((await response.json()) as { images: boolean | null }).images;
       }
     };

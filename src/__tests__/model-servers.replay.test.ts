@@ -4,11 +4,6 @@
  * server's model proxy and the chat's real transport, conversation, registry and agent loop. The
  * fake endpoint only sends the recorded bytes. Streams are also split at every position.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { ServerConnection } from '@jupyterlab/services';
 import { z } from 'zod';
 
@@ -26,12 +21,7 @@ import { ModelQuirkMemory } from '../chat/model-quirks';
 import { ChatStreamAccumulator, SseDecoder, type StreamResult } from '../chat/stream';
 import { ToolRegistry, type ToolImage } from '../tools/registry';
 import type { AssistantMessage, StoredMessage, ToolMessage } from '../tools/transcript';
-import {
-  FakeEndpoint,
-  closeServer,
-  startFigureServer,
-  type ReceivedRequest
-} from './helpers/loopback';
+import { FakeEndpoint, useFigureServer, type ReceivedRequest } from './helpers/loopback';
 import { loadServerFixture, type ServerFixture } from './helpers/server-fixtures';
 import { answer, toolCalls } from './helpers/sse';
 
@@ -42,19 +32,8 @@ const view: ToolImage = {
   caption: 'map'
 };
 
-let root: string;
-let figure: { server: Server; url: string };
+const figure = useFigureServer('figure-chat-servers-');
 let endpoint: FakeEndpoint;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-servers-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
 
 beforeEach(async () => {
   endpoint = await new FakeEndpoint().start();

@@ -101,23 +101,15 @@ it('Stop in the chat closes the model connection within 1 s, though the proxy ke
 }, 10_000);
 
 describe('POST model-cancel', () => {
-  function post(route: string, body: unknown): Promise<Response> {
-    return fetch(`${figure.url}/figure-chat/${route}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body)
-    });
-  }
-
   const ask = (id: string): Promise<Response> =>
-    post('model', { endpoint: `${endpoint.url}/v1`, body: { model: 'm' }, id });
+    figure.post('model', { endpoint: `${endpoint.url}/v1`, body: { model: 'm' }, id });
 
   it('cancels a running request by id; the client connection may stay open', async () => {
     const id = 'request-0123456789';
     const response = await ask(id);
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain('thinking');
-    const cancelled = await post('model-cancel', { id });
+    const cancelled = await figure.post('model-cancel', { id });
     expect(await cancelled.json()).toEqual({ cancelled: true });
     const cancelAt = Date.now();
     expect((await upstreamClosed.promise) - cancelAt).toBeLessThan(1000);
@@ -129,7 +121,7 @@ describe('POST model-cancel', () => {
 
   it('a cancel that arrives before its request stops that request at once', async () => {
     const id = 'early-0123456789';
-    expect(await (await post('model-cancel', { id })).json()).toEqual({ cancelled: false });
+    expect(await (await figure.post('model-cancel', { id })).json()).toEqual({ cancelled: false });
     const response = await ask(id);
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('cancelled');
@@ -137,14 +129,16 @@ describe('POST model-cancel', () => {
   });
 
   it('refuses a malformed id and a second request with a running id', async () => {
-    expect((await post('model-cancel', { id: '../x' })).status).toBe(400);
-    expect((await post('model', { endpoint: endpoint.url, body: {}, id: 7 })).status).toBe(400);
+    expect((await figure.post('model-cancel', { id: '../x' })).status).toBe(400);
+    expect((await figure.post('model', { endpoint: endpoint.url, body: {}, id: 7 })).status).toBe(
+      400
+    );
     const id = 'twice-0123456789';
     const first = await ask(id);
     const second = await ask(id);
     expect(second.status).toBe(409);
     expect(((await second.json()) as { error: { code: string } }).error.code).toBe('duplicate-id');
-    await post('model-cancel', { id });
+    await figure.post('model-cancel', { id });
     await first.text();
   }, 10_000);
 });

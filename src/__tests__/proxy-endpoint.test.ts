@@ -3,10 +3,7 @@
  * on loopback, with two scripted endpoints: the one the Jupyter administrator configured and one
  * the browser names.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
 
 import {
   OPENAI_DEFAULT_ENDPOINT,
@@ -15,25 +12,14 @@ import {
 } from '../server/model-endpoint';
 
 import { isolateProxyEnv } from './helpers/env';
-import { FakeEndpoint, closeServer, startFigureServer } from './helpers/loopback';
+import { FakeEndpoint, useFigureServer } from './helpers/loopback';
 import { DONE, textChunk } from './helpers/sse';
 
 const KEY = 'sk-admin-key-0123456789abcdef';
 
-let root: string;
-let figure: { server: Server; url: string };
+const figure = useFigureServer('figure-chat-endpoint-');
 let configured: FakeEndpoint;
 let other: FakeEndpoint;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-endpoint-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
 
 isolateProxyEnv();
 
@@ -57,11 +43,7 @@ afterEach(async () => {
 const chatBody = { model: 'm', stream: true, messages: [{ role: 'user', content: 'Hi' }] };
 
 async function ask(endpoint: unknown): Promise<Response> {
-  const response = await fetch(`${figure.url}/figure-chat/model`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ endpoint, body: chatBody })
-  });
+  const response = await figure.post('model', { endpoint, body: chatBody });
   await response.clone().text();
   return response;
 }

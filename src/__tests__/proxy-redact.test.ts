@@ -117,13 +117,9 @@ beforeEach(async () => {
 afterEach(() => endpoint.close());
 
 function ask(): Promise<Response> {
-  return fetch(`${figure.url}/figure-chat/model`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      endpoint: `${endpoint.url}/v1`,
-      body: { model: 'm', stream: true, messages: [] }
-    })
+  return figure.post('model', {
+    endpoint: `${endpoint.url}/v1`,
+    body: { model: 'm', stream: true, messages: [] }
   });
 }
 

@@ -5,17 +5,13 @@
  * one through the proxy), the API key from the server's environment only, actionable errors for
  * endpoint faults, and a client that goes away aborting the upstream request.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
 
 import { deferred, type Deferred } from './helpers/async';
 import {
   FakeEndpoint,
-  closeServer,
   closedPort,
-  startFigureServer,
+  useFigureServer,
   type ReceivedRequest
 } from './helpers/loopback';
 import { DONE, textChunk } from './helpers/sse';
@@ -23,21 +19,10 @@ import { DONE, textChunk } from './helpers/sse';
 const KEY = 'sk-figure-chat-test-0123456789abcdef';
 const OTHER_KEY = 'sk-openai-test-fedcba9876543210';
 
-let root: string;
-let figure: { server: Server; url: string };
+const figure = useFigureServer('figure-chat-proxy-');
 let endpoint: FakeEndpoint;
 const ENV_NAMES = ['FIGURE_CHAT_API_KEY', 'OPENAI_API_KEY', 'FIGURE_CHAT_ENDPOINT'] as const;
 const savedEnv = ENV_NAMES.map(name => [name, process.env[name]] as const);
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-proxy-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
 
 beforeEach(async () => {
   endpoint = await new FakeEndpoint().start();
@@ -60,12 +45,7 @@ afterEach(async () => {
 const chatBody = { model: 'm', stream: true, messages: [{ role: 'user', content: 'Hi' }] };
 
 function proxy(body: unknown, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${figure.url}/figure-chat/model`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    signal
-  });
+  return figure.post('model', body, signal);
 }
 
 function viaProxy(signal?: AbortSignal): Promise<Response> {

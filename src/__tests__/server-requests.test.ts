@@ -5,28 +5,14 @@
  * it). Through the real figure server on loopback, with Node's HTTP client writing bodies as a
  * proxy does.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { request, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 
 import { bytesInFlight } from '../server/http';
 
 import { isolateProxyEnv } from './helpers/env';
-import { closeServer, startFigureServer } from './helpers/loopback';
+import { useFigureServer } from './helpers/loopback';
 
-let root: string;
-let figure: { server: Server; url: string };
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'figure-chat-requests-'));
-  figure = await startFigureServer(root);
-});
-
-afterAll(async () => {
-  await closeServer(figure.server);
-  rmSync(root, { recursive: true, force: true });
-});
+const figure = useFigureServer('figure-chat-requests-');
 
 isolateProxyEnv();
 

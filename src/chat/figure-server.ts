@@ -8,7 +8,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { FigureServerError } from '../tools/figure-client';
+import { FigureServerError, readErrorAnswer } from '../tools/figure-client';
 import { BINARY_CONTENT_TYPE } from '../tools/wire';
 
 export { FigureServerError };
@@ -80,13 +80,12 @@ async function requestOnce<T>(
     );
   }
   if (!response.ok) {
-    const error = (data as { error?: { message?: string; code?: string; retryAfter?: unknown } })
-      .error;
+    const error = readErrorAnswer(data);
     throw new FigureServerError(
       response.status,
       error?.message ?? `The figure server answered ${response.status}.`,
       error?.code ?? 'error',
-      typeof error?.retryAfter === 'number' ? error.retryAfter : undefined
+      error?.retryAfter
     );
   }
   return data as T;

@@ -9,21 +9,18 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
+import { FigureServerError, readErrorAnswer } from '../tools/figure-client';
+
 /**
- * A model request that failed before streaming, with the figure server's actionable message.
+ * A model request that failed before streaming: a failure of the figure server's `model` route,
+ * with its actionable message.
  * `code` says why: `rejected` (400/415/422), `upstream`, `unreachable`, `connect-timeout`,
  * `no-server-endpoint` (a key is configured without FIGURE_CHAT_ENDPOINT), `bad-endpoint`,
  * `busy` (retry after `retryAfter` seconds), `figure-server` (restarting), `network`.
  */
-export class ModelRequestError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly code: string,
-    /** Seconds after which the same request may succeed, when the server said so. */
-    readonly retryAfter?: number
-  ) {
-    super(message);
+export class ModelRequestError extends FigureServerError {
+  constructor(...args: ConstructorParameters<typeof FigureServerError>) {
+    super(...args);
     this.name = 'ModelRequestError';
   }
 }
@@ -43,20 +40,15 @@ export type ModelTransport = (
 
 async function errorFrom(response: Response): Promise<ModelRequestError> {
   const text = await response.text().catch(() => '');
+  let data: unknown = null;
   try {
-    const parsed = JSON.parse(text) as {
-      error?: { message?: string; code?: string; retryAfter?: number };
-    };
-    if (parsed.error?.message) {
-      return new ModelRequestError(
-        response.status,
-        parsed.error.message,
-        parsed.error.code ?? 'error',
-        typeof parsed.error.retryAfter === 'number' ? parsed.error.retryAfter : undefined
-      );
-    }
+    data = JSON.parse(text);
   } catch {
     // not the figure server's JSON: Jupyter's proxy answered for it (an HTML 500 or 599)
+  }
+  const error = readErrorAnswer(data);
+  if (error?.message) {
+    return new ModelRequestError(response.status, error.message, error.code, error.retryAfter);
   }
   return new ModelRequestError(
     response.status,

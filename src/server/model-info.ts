@@ -10,6 +10,7 @@
  * - LM Studio: `GET <origin>/api/v0/models/<model>` → `type` is `"vlm"` or `"llm"`.
  * Anything else (OpenAI, vLLM, llama-cpp-python) answers `images: null`: unknown, keep trying.
  */
+import { isRecord } from '../tools/guards';
 import { HttpError, type JsonRoute } from './http';
 
 /** How long each probe may take. */
@@ -24,10 +25,6 @@ export interface ModelInfo {
   readonly images: boolean | null;
   /** Which server said so. */
   readonly source: 'ollama' | 'llama.cpp' | 'lmstudio' | null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** GET or POST a JSON document, or undefined if the server does not answer with one in time. */

@@ -101,6 +101,27 @@ function errorEvent(error: ModelLimitError): string {
   return `\ndata: ${JSON.stringify({ error: { message: error.message, code: error.code } })}\n\n`;
 }
 
+/**
+ * The chunks of a response body. Node's web streams are async iterable, but the DOM typings this
+ * project compiles with do not say so; a reader needs no claim about either.
+ */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        return;
+      }
+      yield value;
+    }
+  } finally {
+    // A caller that stops early (too large, Stop) cancels the upstream body, as leaving a
+    // `for await` over the stream itself does; on an errored or finished body this is a no-op.
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 async function forwardStream(
   response: Response,
   res: ServerResponse,
@@ -118,8 +139,7 @@ async function forwardStream(
   let size = 0;
   let idle = setTimeout(() => stop('idle-timeout'), limits.idleMs);
   try {
-    // Node's web streams are async iterable; the DOM typings in this project do not say so.
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of chunksOf(body)) {
       clearTimeout(idle);
       size += chunk.length;
       if (size > limits.maxBytes) {

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import {
   ANSWERS,
   decodeRenderAnswer,
+  ErrorAnswer,
   WireFormatError,
   type RenderAnswer,
   type RouteAnswer,
@@ -28,6 +29,30 @@ export class FigureServerError extends Error {
     super(message);
     this.name = 'FigureServerError';
   }
+}
+
+/** What a route's error answer says. */
+export interface ErrorDetail {
+  readonly message: string;
+  readonly code: string;
+  readonly retryAfter?: number;
+}
+
+/**
+ * The figure server's error answer (`{ error: { message, code?, retryAfter? } }`), or null when
+ * the JSON is something else (Jupyter's proxy answers for a figure server that is restarting).
+ */
+export function readErrorAnswer(data: unknown): ErrorDetail | null {
+  const parsed = ErrorAnswer.safeParse(data);
+  if (!parsed.success) {
+    return null;
+  }
+  const { message, code, retryAfter } = parsed.data.error;
+  return {
+    message,
+    code: code ?? 'error',
+    ...(typeof retryAfter === 'number' ? { retryAfter } : {})
+  };
 }
 
 /**

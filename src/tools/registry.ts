@@ -95,7 +95,9 @@ export class ToolRegistry {
     if (this._tools.has(tool.name)) {
       throw new DuplicateToolError(tool.name);
     }
-    const stored = tool as unknown as ToolDefinition;
+    // No cast: `run` is a method, so a tool for any schema widens to the erased definition. Sound
+    // here because `call` hands `run` only what the tool's own `input` parsed.
+    const stored: ToolDefinition = tool;
     this._tools.set(tool.name, stored);
     let disposed = false;
     return {

@@ -7,6 +7,8 @@
  */
 import { z } from 'zod';
 
+import { isRecord } from './guards';
+
 /** The metadata key that holds the conversation. */
 export const METADATA_KEY = 'figure_chat';
 
@@ -113,10 +115,6 @@ export interface LoadedTranscript {
   readonly entries: ReadonlyArray<StoredMessage | UnreadableEntry>;
   /** Set when the whole value was unusable (wrong type, unknown version). */
   readonly problem?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

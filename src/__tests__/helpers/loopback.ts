@@ -84,14 +84,29 @@ export class FakeEndpoint {
 /** The real figure server on loopback. */
 export async function startFigureServer(root: string): Promise<{ server: Server; url: string }> {
   const server = createFigureServer({ root, hideHidden: true });
+  // Tests that block the event loop for seconds (pure split loops) outlast Node's 5 s keep-alive:
+  // the idle socket's close then races the next request reusing it ("fetch failed").
+  server.keepAliveTimeout = 60_000;
   return { server, url: await listenLoopback(server) };
+}
+
+/** A test file's figure server (see {@link useFigureServer}). */
+export interface TestFigureServer {
+  readonly url: string;
+  /** The workspace root it serves pictures from. */
+  readonly root: string;
+  /**
+   * POST to a route as the browser does: `body` as JSON, or sent as it is when it is a string
+   * (to send malformed JSON).
+   */
+  post(route: string, body: unknown, signal?: AbortSignal): Promise<Response>;
 }
 
 /**
  * The real figure server on a fresh temporary root for a whole test file: started before its
  * tests, closed and its root removed after them. Read `url` inside tests.
  */
-export function useFigureServer(prefix: string): { readonly url: string } {
+export function useFigureServer(prefix: string): TestFigureServer {
   let root = '';
   let running: { server: Server; url: string } | undefined;
   beforeAll(async () => {
@@ -104,14 +119,26 @@ export function useFigureServer(prefix: string): { readonly url: string } {
     }
     rmSync(root, { recursive: true, force: true });
   });
-  return {
+  const figure: TestFigureServer = {
     get url(): string {
       if (!running) {
         throw new Error('the figure server is only running inside the tests');
       }
       return running.url;
+    },
+    get root(): string {
+      return root;
+    },
+    post(route, body, signal) {
+      return fetch(`${figure.url}/figure-chat/${route}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        signal
+      });
     }
   };
+  return figure;
 }
 
 /** A loopback port nothing listens on (bound, then released). */

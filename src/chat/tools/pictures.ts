@@ -4,6 +4,8 @@
  */
 import type { INotebookModel } from '@jupyterlab/notebook';
 
+import { isRecord } from '../../tools/guards';
+
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
 /** A `cell:` address that names no image output. */
@@ -32,15 +34,14 @@ export function cellPictureData(model: INotebookModel, address: string): string 
   }
   const [, cellId, indexText] = match;
   for (let i = 0; i < model.cells.length; i++) {
-    const cell = model.cells.get(i).toJSON() as unknown as Record<string, unknown>;
-    if (cell.id !== cellId) {
+    // Read as JSON of unknown shape: outputs come from kernels and from whoever wrote the file.
+    const cell: unknown = model.cells.get(i).toJSON();
+    if (!isRecord(cell) || cell.id !== cellId) {
       continue;
     }
-    const outputs = Array.isArray(cell.outputs)
-      ? (cell.outputs as Array<Record<string, unknown>>)
-      : [];
+    const outputs: unknown[] = Array.isArray(cell.outputs) ? cell.outputs : [];
     const output = outputs[Number(indexText)];
-    const data = (output?.data ?? {}) as Record<string, unknown>;
+    const data = isRecord(output) && isRecord(output.data) ? output.data : {};
     const mime = IMAGE_TYPES.find(
       type => typeof data[type] === 'string' || Array.isArray(data[type])
     );

@@ -15,7 +15,6 @@
  */
 import {
   argumentsFrom,
-  isRecord,
   matchAt,
   matchTagName,
   scanJsonValue,
@@ -24,6 +23,7 @@ import {
   skipWhitespace,
   tryParseJson
 } from './scan';
+import { isRecord } from '../guards';
 import type { BlockParse, CallSyntax, Lookahead, ParsedToolCall } from './types';
 
 /** The marker DeepSeek puts in every tag name. */

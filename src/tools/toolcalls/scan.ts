@@ -129,11 +129,6 @@ export function scanTagRest(text: string, pos: number): TagEnd {
   return { kind: 'partial' };
 }
 
-/** Whether a value is a plain JSON object (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Parses JSON, returning the reason it failed instead of throwing. */
 export function tryParseJson(
   text: string

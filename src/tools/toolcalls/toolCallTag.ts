@@ -9,13 +9,13 @@
 import {
   argumentsFrom,
   excerpt,
-  isRecord,
   matchAt,
   scanJsonValue,
   skipToCloser,
   skipWhitespace,
   tryParseJson
 } from './scan';
+import { isRecord } from '../guards';
 import type { BlockParse, CallSyntax, Lookahead, ParsedToolCall } from './types';
 
 const OPENER = '<tool_call>';
