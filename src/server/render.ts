@@ -5,8 +5,8 @@
  *
  * A picture is decoded in two places, both kept in one byte-bounded cache by fingerprint: views of
  * the whole picture (maps) by `wholeAtPaneSize`, straight to the view's size with JPEG
- * shrink-on-load; close-ups and sheets by `decodePicture`, at full size, so the next view of the
- * same picture resizes straight from its pixels. Labels reach resvg as cached glyph outlines
+ * shrink-on-load; close-ups and sheets by `decodeRows`, at full size but only the band of rows
+ * they show, so the next view of the same picture resizes straight from its pixels. Labels reach resvg as cached glyph outlines
  * (./glyphs), and the output is RGB: one composite pass and one encode per format. Finished views
  * are cached too.
  */
@@ -130,33 +130,78 @@ function kernelFor(pane: Pane): keyof KernelEnum {
   }
 }
 
-/** A pane's region of the picture, resized to the pane. */
-function resizePane(image: Sharp, pane: Pane): Sharp {
+/**
+ * A pane's region of the picture, resized to the pane. `top` is the picture row of the image's
+ * first row (a band of decoded rows starts below the picture's top).
+ */
+function resizePane(image: Sharp, pane: Pane, top = 0): Sharp {
   const { region } = pane;
   return image
     .extract({
       left: region.x0,
-      top: region.y0,
+      top: region.y0 - top,
       width: region.x1 - region.x0,
       height: region.y1 - region.y0
     })
     .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) });
 }
 
-const decodedPictures = new ByteCache<RawImage>(DECODED_CACHE_BYTES, image => image.data.length);
+/** Decoded pixels of picture rows [top, top + raw.height) (the whole picture when top is 0). */
+interface DecodedRows extends RawImage {
+  readonly top: number;
+}
+
+const decodedPictures = new ByteCache<DecodedRows>(DECODED_CACHE_BYTES, image => image.data.length);
 
 /**
- * The one place a picture is decoded at full size: to opaque sRGB pixels (transparency flattened
- * on white), kept in a byte-bounded cache by fingerprint, unless the pixels would take more than
- * {@link DECODE_ONCE_BYTES}: then `undefined`, and the caller decodes from the file per view.
+ * Full-size pixels of picture rows [top, bottom) (at least), as opaque sRGB (transparency flattened
+ * on white), kept in a byte-bounded cache by fingerprint; `undefined` when the rows would take
+ * more than {@link DECODE_ONCE_BYTES}: the caller decodes from the file per view.
+ *
+ * Only the band of rows the view needs is decoded: libjpeg skips the rows above it without their
+ * inverse DCT and stops below it, so a close-up near the top of a photo costs a fifth of a full
+ * decode. A later view outside the cached band decodes the band that covers both, which then
+ * replaces it: a conversation's views converge on one decode of the picture.
  */
-async function decodePicture(picture: Picture): Promise<RawImage | undefined> {
-  if (picture.width * picture.height * 3 > DECODE_ONCE_BYTES) {
+async function decodeRows(
+  picture: Picture,
+  top: number,
+  bottom: number
+): Promise<DecodedRows | undefined> {
+  const prefix = `${picture.sha256}/rows/`;
+  const ends = (rows: DecodedRows): number => rows.top + rows.raw.height;
+  const covering = decodedPictures.find(prefix, rows => rows.top <= top && ends(rows) >= bottom);
+  if (covering) {
+    return covering;
+  }
+  const cached = decodedPictures.find(prefix, () => true);
+  const rowBytes = picture.width * 3;
+  let from = top;
+  let to = bottom;
+  if (
+    cached &&
+    (Math.max(to, ends(cached)) - Math.min(from, cached.top)) * rowBytes <= DECODE_ONCE_BYTES
+  ) {
+    from = Math.min(from, cached.top);
+    to = Math.max(to, ends(cached));
+  }
+  if ((to - from) * rowBytes > DECODE_ONCE_BYTES) {
     return undefined;
   }
-  return decodedPictures.getOrCreate(`${picture.sha256}/full`, async () =>
-    toRaw(sharp(picture.bytes, decodeOptions).flatten({ background: '#ffffff' }))
-  );
+  const key = `${prefix}${from}-${to}`;
+  const rows = await decodedPictures.getOrCreate(key, async () => ({
+    ...(await toRaw(
+      sharp(picture.bytes, decodeOptions)
+        .extract({ left: 0, top: from, width: picture.width, height: to - from })
+        .flatten({ background: '#ffffff' })
+    )),
+    top: from
+  }));
+  if (cached && cached !== rows && cached.top >= from && ends(cached) <= to) {
+    // The new band holds every row of the old one: keeping both would spend the budget twice.
+    decodedPictures.delete(`${prefix}${cached.top}-${ends(cached)}`);
+  }
+  return rows;
 }
 
 /**
@@ -169,20 +214,39 @@ function wholeAtPaneSize(picture: Picture, pane: Pane): Promise<RawImage> {
   const kernel = kernelFor(pane);
   return decodedPictures.getOrCreate(
     `${picture.sha256}/whole/${pane.width}x${pane.height}/${kernel}`,
-    async () =>
-      toRaw(
+    async () => ({
+      ...(await toRaw(
         sharp(picture.bytes, decodeOptions)
           .resize(pane.width, pane.height, { fit: 'fill', kernel })
           .flatten({ background: '#ffffff' })
-      )
+      )),
+      top: 0
+    })
   );
 }
 
-/** A view's source: the cached decoded pixels, or the file for pictures too large to keep. */
-function fromDecoded(decoded: RawImage | undefined, picture: Picture): Sharp {
-  return decoded
-    ? sharp(decoded.data, { raw: decoded.raw })
-    : sharp(picture.bytes, decodeOptions).flatten({ background: '#ffffff' });
+/**
+ * Each pane of a view resized from one band of decoded rows covering all of them (a sheet's tiles
+ * share it), or, for pictures too large to keep, each from the file.
+ */
+async function resizePanes(picture: Picture, panes: readonly Pane[]): Promise<RawImage[]> {
+  const top = Math.min(...panes.map(pane => pane.region.y0));
+  const bottom = Math.max(...panes.map(pane => pane.region.y1));
+  const rows = await decodeRows(picture, top, bottom);
+  return Promise.all(
+    panes.map(pane =>
+      toRaw(
+        rows
+          ? resizePane(sharp(rows.data, { raw: rows.raw }), pane, rows.top)
+          : resizePane(fromFile(picture), pane)
+      )
+    )
+  );
+}
+
+/** A view's source straight from the file, for pictures too large to keep decoded. */
+function fromFile(picture: Picture): Sharp {
+  return sharp(picture.bytes, decodeOptions).flatten({ background: '#ffffff' });
 }
 
 async function toRaw(image: Sharp): Promise<RawImage> {
@@ -201,17 +265,7 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
   if (whole) {
     return layOutPanes(geometry, [await wholeAtPaneSize(picture, pane)]);
   }
-  const decoded = await decodePicture(picture);
-  return layOutPanes(geometry, [await toRaw(resizePane(fromDecoded(decoded, picture), pane))]);
-}
-
-/** A sheet's picture: each tile resized by libvips, then laid out. */
-async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
-  const decoded = await decodePicture(picture);
-  const tiles = await Promise.all(
-    geometry.panes.map(pane => toRaw(resizePane(fromDecoded(decoded, picture), pane)))
-  );
-  return layOutPanes(geometry, tiles);
+  return layOutPanes(geometry, await resizePanes(picture, geometry.panes));
 }
 
 /**
@@ -382,7 +436,7 @@ async function drawCanvas(
   const [overlay, base] = await Promise.all([
     rasterizeOverlay(svg, geometry),
     (geometry.kind === 'sheet'
-      ? renderSheet(picture, geometry)
+      ? resizePanes(picture, geometry.panes).then(tiles => layOutPanes(geometry, tiles))
       : renderSinglePane(picture, geometry)
     ).catch((error: unknown) => {
       throw decodeError(picture, error);
