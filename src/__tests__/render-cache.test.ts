@@ -127,6 +127,32 @@ describe('render caches and encodings', () => {
     });
   });
 
+  it('decodes only the rows a close-up shows, and widens that band for later views', async () => {
+    const picture = await pictureOf(90);
+    const marks = [
+      { at: '300,100,400,200', colour: 'white' as const },
+      { at: '300,1000,400,1100', colour: 'white' as const }
+    ];
+    const record = applyMarkArgs(emptyRecord(picture.address), { marks }, picture).record;
+    const rowBytes = W * 3;
+    const top = await renderView(picture, { kind: 'closeup', at: '#1' }, record);
+    const first = renderCacheStats().decoded;
+    // A band around the top mark, not the whole picture.
+    expect(first.entries).toBe(1);
+    expect(first.bytes).toBeLessThan((H / 2) * rowBytes);
+    await renderView(picture, { kind: 'closeup', at: '#2' }, record);
+    // The band that covers both replaced the first one.
+    const widened = renderCacheStats().decoded;
+    expect(widened.entries).toBe(1);
+    expect(widened.bytes).toBeGreaterThan(first.bytes);
+    expect(widened.bytes).toBeLessThanOrEqual(H * rowBytes);
+    // The top close-up again, from the widened band: the same pixels as from its own band.
+    clearRenderCaches('views');
+    const again = await renderView(picture, { kind: 'closeup', at: '#1' }, record);
+    expect(renderCacheStats().decoded.bytes).toBe(widened.bytes);
+    expect(again.bytes.equals(top.bytes)).toBe(true);
+  });
+
   it('draws the same pixels from a cached decode as from a cold one', async () => {
     const picture = await pictureOf(100);
     const record = nineBoxes(picture.address);
