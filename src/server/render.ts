@@ -347,10 +347,11 @@ function sharedCanvas(key: string, draw: () => Promise<RawImage>): Promise<RawIm
 }
 
 /**
- * The overlay (premultiplied RGBA, as resvg draws it) over an opaque RGB base, into a new buffer
- * (the base may be a cached picture). Most overlay pixels are empty and most of the rest opaque,
- * so a plain loop skips or copies them; libvips' composite converted every pixel of both layers
- * and cost as much as the PNG encode of a map.
+ * The overlay (premultiplied RGBA, as resvg draws it) over an opaque RGB canvas, in place: the
+ * canvas is always the view's own (laid out by `layOutPanes`, never a cached picture), so copying
+ * it first would only cost a pass over the view. Most overlay pixels are empty and most of the
+ * rest opaque, so a plain loop skips or copies them; libvips' composite converted every pixel of
+ * both layers and cost as much as the PNG encode of a map.
  */
 function compositeOver(base: RawImage, overlay: OverlayOptions): RawImage {
   const pixels = overlay.input;
@@ -366,7 +367,7 @@ function compositeOver(base: RawImage, overlay: OverlayOptions): RawImage {
   ) {
     throw new Error(`cannot composite this overlay over a ${width}×${height}×${channels} base`);
   }
-  const out = Buffer.from(base.data);
+  const out = base.data;
   for (let i = 0, j = 0; i < pixels.length; i += 4, j += 3) {
     const alpha = pixels[i + 3];
     if (alpha === 0) {
