@@ -6,9 +6,9 @@
  * A picture is decoded in two places, both kept in one byte-bounded cache by fingerprint: views of
  * the whole picture (maps) by `wholeAtPaneSize`, straight to the view's size with JPEG
  * shrink-on-load; close-ups and sheets by `decodeRows`, at full size but only the band of rows
- * they show, so the next view of the same picture resizes straight from its pixels. Labels reach resvg as cached glyph outlines
- * (./glyphs), and the output is RGB: one composite pass and one encode per format. Finished views
- * are cached too.
+ * they show, so the next view of the same picture resizes straight from its pixels. Labels reach
+ * resvg as cached glyph outlines (./glyphs), drawn while the decode runs, and the output is RGB:
+ * one composite pass and one encode per format. Finished views are cached too.
  */
 import { createHash } from 'node:crypto';
 
@@ -153,6 +153,18 @@ interface DecodedRows extends RawImage {
 
 const decodedPictures = new ByteCache<DecodedRows>(DECODED_CACHE_BYTES, image => image.data.length);
 
+function rowsPrefix(picture: Picture): string {
+  return `${picture.sha256}/rows/`;
+}
+
+/** Cached full-size pixels that cover picture rows [top, bottom), if any. */
+function cachedRows(picture: Picture, top: number, bottom: number): DecodedRows | undefined {
+  return decodedPictures.find(
+    rowsPrefix(picture),
+    rows => rows.top <= top && rows.top + rows.raw.height >= bottom
+  );
+}
+
 /**
  * Full-size pixels of picture rows [top, bottom) (at least), as opaque sRGB (transparency flattened
  * on white), kept in a byte-bounded cache by fingerprint; `undefined` when the rows would take
@@ -168,12 +180,8 @@ async function decodeRows(
   top: number,
   bottom: number
 ): Promise<DecodedRows | undefined> {
-  const prefix = `${picture.sha256}/rows/`;
+  const prefix = rowsPrefix(picture);
   const ends = (rows: DecodedRows): number => rows.top + rows.raw.height;
-  const covering = decodedPictures.find(prefix, rows => rows.top <= top && ends(rows) >= bottom);
-  if (covering) {
-    return covering;
-  }
   const cached = decodedPictures.find(prefix, () => true);
   const rowBytes = picture.width * 3;
   let from = top;
@@ -229,19 +237,22 @@ function wholeAtPaneSize(picture: Picture, pane: Pane): Promise<RawImage> {
  * Each pane of a view resized from one band of decoded rows covering all of them (a sheet's tiles
  * share it), or, for pictures too large to keep, each from the file.
  */
-async function resizePanes(picture: Picture, panes: readonly Pane[]): Promise<RawImage[]> {
+function resizePanes(picture: Picture, panes: readonly Pane[]): Promise<RawImage[]> {
   const top = Math.min(...panes.map(pane => pane.region.y0));
   const bottom = Math.max(...panes.map(pane => pane.region.y1));
-  const rows = await decodeRows(picture, top, bottom);
-  return Promise.all(
-    panes.map(pane =>
-      toRaw(
-        rows
-          ? resizePane(sharp(rows.data, { raw: rows.raw }), pane, rows.top)
-          : resizePane(fromFile(picture), pane)
+  const resizeFrom = (rows: DecodedRows | undefined): Promise<RawImage[]> =>
+    Promise.all(
+      panes.map(pane =>
+        toRaw(
+          rows
+            ? resizePane(sharp(rows.data, { raw: rows.raw }), pane, rows.top)
+            : resizePane(fromFile(picture), pane)
+        )
       )
-    )
-  );
+    );
+  // Cached rows start resizing at once, before the caller goes on to draw the overlay.
+  const cached = cachedRows(picture, top, bottom);
+  return cached ? resizeFrom(cached) : decodeRows(picture, top, bottom).then(resizeFrom);
 }
 
 /** A view's source straight from the file, for pictures too large to keep decoded. */
@@ -432,16 +443,17 @@ async function drawCanvas(
   geometry: ViewGeometry,
   record: VisionRecord
 ): Promise<RawImage> {
-  const svg = overlayGlyphs().outlineText(drawGeometry(geometry, record));
-  // The overlay rasterizes on libuv's pool while libvips decodes: the two overlap on two cores.
-  const [overlay, base] = await Promise.all([
-    rasterizeOverlay(svg, geometry),
-    (geometry.kind === 'sheet'
+  // The decode starts first (libvips queues it on libuv's pool at once), so drawing the overlay's
+  // SVG on this thread, then rasterizing it on the pool, both overlap it.
+  const base = (
+    geometry.kind === 'sheet'
       ? resizePanes(picture, geometry.panes).then(tiles => layOutPanes(geometry, tiles))
       : renderSinglePane(picture, geometry)
-    ).catch((error: unknown) => {
-      throw decodeError(picture, error);
-    })
-  ]);
-  return compositeOver(base, overlay);
+  ).catch((error: unknown) => {
+    throw decodeError(picture, error);
+  });
+  const overlay = (async () =>
+    rasterizeOverlay(overlayGlyphs().outlineText(drawGeometry(geometry, record)), geometry))();
+  const [layer, canvas] = await Promise.all([overlay, base]);
+  return compositeOver(canvas, layer);
 }
