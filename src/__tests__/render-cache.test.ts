@@ -37,6 +37,21 @@ describe('ByteCache', () => {
     expect(cache.stats.peak).toBeLessThanOrEqual(100);
   });
 
+  it('finds the most recent entry under a prefix that a predicate accepts, and marks it used', () => {
+    const cache = new ByteCache<Buffer>(100, value => value.length);
+    cache.set('p/rows/0-10', Buffer.alloc(10));
+    cache.set('p/rows/0-30', Buffer.alloc(30));
+    cache.set('q/rows/0-40', Buffer.alloc(40));
+    expect(cache.find('p/rows/', value => value.length >= 10)?.length).toBe(30);
+    expect(cache.find('p/rows/', value => value.length < 20)?.length).toBe(10);
+    expect(cache.find('p/rows/', value => value.length > 30)).toBeUndefined();
+    // Found last, 0-10 is now the most recent: making room evicts q, then 0-30, and keeps it.
+    cache.set('r', Buffer.alloc(70));
+    expect(cache.get('q/rows/0-40')).toBeUndefined();
+    expect(cache.get('p/rows/0-30')).toBeUndefined();
+    expect(cache.get('p/rows/0-10')).toBeDefined();
+  });
+
   it('shares one computation among concurrent callers and does not cache failures', async () => {
     const cache = new ByteCache<Buffer>(100, value => value.length);
     let made = 0;
