@@ -143,7 +143,22 @@ describe('render caches and encodings', () => {
   });
 
   it('decodes only the rows a close-up shows, and widens that band for later views', async () => {
-    const picture = await pictureOf(90);
+    // Every row a different grey: a close-up drawn from the wrong rows of a band would show it.
+    const rows = Buffer.alloc(W * H * 3);
+    for (let y = 0; y < H; y++) {
+      rows.fill((y * 7) % 251, y * W * 3, (y + 1) * W * 3);
+    }
+    const bytes = await sharp(rows, { raw: { width: W, height: H, channels: 3 } })
+      .jpeg()
+      .toBuffer();
+    const picture: Picture = {
+      address: 'rows.jpg',
+      bytes,
+      sha256: 'ab'.repeat(32),
+      width: W,
+      height: H,
+      format: 'jpeg'
+    };
     const marks = [
       { at: '300,100,400,200', colour: 'white' as const },
       { at: '300,1000,400,1100', colour: 'white' as const }
