@@ -238,22 +238,82 @@ async function medianPrepared(iterations, prepare, run) {
   return (await medianTimes(iterations, prepare, run)).wall;
 }
 
-/** A view's floor in this run: a bare decode at its scale, a bare PNG encode of its output. */
-async function floors(fc, sharp, jpeg, name, raw) {
+/** The resize kernel of a pane, as src/server/render.ts chooses it. */
+function kernelOf(fc, pane) {
+  return { reduced: 'lanczos3', smooth: 'cubic', 'pixel-grid': 'nearest' }[fc.paneSampling(pane)];
+}
+
+/**
+ * A view's floor and stages in this run, each a median of wall and CPU time:
+ * - decode: a bare sharp decode of what the view needs: for a map, the whole picture at the
+ *   smallest JPEG scale that still covers the pane (shrink-on-load); for a close-up or a sheet, the
+ *   band of rows its panes show, at full size (the rows above are skipped, not inverse-transformed);
+ * - full decode: the whole picture at full size, what close-ups and sheets decoded before;
+ * - resize: that decode plus the resize to the panes, as the renderer does it;
+ * - overlay: the overlay drawn (SVG, glyph outlines) and rasterized by resvg, on its own;
+ * - encode: a bare PNG encode of the view's pixels at the renderer's settings.
+ * The floor is decode + encode: the least any renderer of this view with libvips can do.
+ */
+async function stagesOf(fc, overlay, sharp, jpeg, geometry, record, raw) {
   const png = { compressionLevel: fc.PNG_COMPRESSION_LEVEL, adaptiveFiltering: true };
-  const decodeAtScale =
-    name === 'map'
-      ? () =>
-          sharp(jpeg)
-            .resize(W / 2, H / 2, { kernel: 'nearest' })
+  const time = run => medianTimes(ITERATIONS.ours, () => undefined, run);
+  const { panes } = geometry;
+  const [first] = panes;
+  const region = first.region;
+  const whole =
+    panes.length === 1 && region.x0 === 0 && region.y0 === 0 && region.x1 === W && region.y1 === H;
+  let decode;
+  let resize;
+  if (whole) {
+    const scale = [8, 4, 2, 1].find(
+      s => Math.ceil(W / s) >= first.width && Math.ceil(H / s) >= first.height
+    );
+    decode = () =>
+      sharp(jpeg)
+        .resize(Math.ceil(W / scale), Math.ceil(H / scale), { kernel: 'nearest' })
+        .raw()
+        .toBuffer();
+    resize = () =>
+      sharp(jpeg)
+        .resize(first.width, first.height, { fit: 'fill', kernel: kernelOf(fc, first) })
+        .raw()
+        .toBuffer();
+  } else {
+    const top = Math.min(...panes.map(pane => pane.region.y0));
+    const bottom = Math.max(...panes.map(pane => pane.region.y1));
+    const band = { width: W, height: bottom - top, channels: 3 };
+    decode = () =>
+      sharp(jpeg).extract({ left: 0, top, width: W, height: band.height }).raw().toBuffer();
+    resize = async () => {
+      const rows = await decode();
+      return Promise.all(
+        panes.map(pane =>
+          sharp(rows, { raw: band })
+            .extract({
+              left: pane.region.x0,
+              top: pane.region.y0 - top,
+              width: pane.region.x1 - pane.region.x0,
+              height: pane.region.y1 - pane.region.y0
+            })
+            .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelOf(fc, pane) })
             .raw()
             .toBuffer()
-      : () => sharp(jpeg).raw().toBuffer();
-  const decode = await median(ITERATIONS.ours, decodeAtScale);
-  const encode = await median(ITERATIONS.ours, () =>
-    sharp(raw.data, { raw: raw.info }).png(png).toBuffer()
-  );
-  return { decode, encode };
+        )
+      );
+    };
+  }
+  return {
+    decode: await time(decode),
+    fullDecode: await time(() => sharp(jpeg).raw().toBuffer()),
+    resize: await time(resize),
+    overlay: await time(() =>
+      overlay.rasterizeOverlay(
+        overlay.overlayGlyphs().outlineText(overlay.drawGeometry(geometry, record)),
+        geometry
+      )
+    ),
+    encode: await time(() => sharp(raw.data, { raw: raw.info }).png(png).toBuffer())
+  };
 }
 
 /** Encodings measured for a view's pixels: bytes and median encode time. */
@@ -356,14 +416,9 @@ async function main() {
       writeFileSync(join(samples, `ours-${name}.png`), view.bytes);
       const raw = await sharp(view.bytes).raw().toBuffer({ resolveWithObject: true });
       const geometry = fc.viewGeometry(spec, record, picture);
-      const svg = overlay.overlayGlyphs().outlineText(overlay.drawGeometry(geometry, record));
-      const overlayMs = await median(ITERATIONS.ours, () =>
-        overlay.rasterizeOverlay(svg, geometry)
-      );
       ours[name] = { cold, coldCpu, repeated, repeatedCpu, same, modelCold, modelRepeated };
       stages[name] = {
-        ...(await floors(fc, sharp, jpeg, name, raw)),
-        overlay: overlayMs,
+        ...(await stagesOf(fc, overlay, sharp, jpeg, geometry, record, raw)),
         encodings: await encodings(fc, sharp, raw),
         modelBytes: (await fc.renderView(picture, spec, record, { format: 'model' })).bytes.length
       };
@@ -422,11 +477,16 @@ async function main() {
       [
         'view',
         'ours cold',
-        'decode at scale',
+        'decode (what the view needs)',
+        '+ resize',
+        'full decode',
+        'overlay (draw + rasterize)',
         'PNG encode',
         'floor',
         'ours / floor',
-        'overlay alone'
+        'CPU: ours',
+        'CPU: floor',
+        'ours / floor, CPU'
       ]
     ];
     const repeat = [
@@ -475,15 +535,21 @@ async function main() {
         fmt(o.modelRepeated),
         ratio(o.modelRepeated, o.modelCold)
       ]);
-      const f = st.decode + st.encode;
+      const f = st.decode.wall + st.encode.wall;
+      const fCpu = st.decode.cpu + st.encode.cpu;
       floor.push([
         name,
         fmt(o.cold),
-        fmt(st.decode),
-        fmt(st.encode),
+        fmt(st.decode.wall),
+        fmt(st.resize.wall),
+        fmt(st.fullDecode.wall),
+        fmt(st.overlay.wall),
+        fmt(st.encode.wall),
         fmt(f),
         ratio(o.cold, f),
-        fmt(st.overlay)
+        fmt(o.coldCpu),
+        fmt(fCpu),
+        ratio(o.coldCpu, fCpu)
       ]);
       repeat.push([
         name,
@@ -533,7 +599,7 @@ async function main() {
       peers.error ? `Peers not run: ${peers.error}` : '',
       `The same views encoded for the model (JPEG q${fc.MODEL_JPEG.quality} ${fc.MODEL_JPEG.chromaSubsampling}, both sides):`,
       ...table(model),
-      "Distance from the floor (bare sharp decode at the view's scale + bare PNG encode of its output; the overlay rasterizes alongside the decode):",
+      "Stages and distance from the floor (wall ms unless CPU; floor = a bare sharp decode of what the view needs + a bare PNG encode of its output; '+ resize' includes the decode; the overlay rasterizes alongside the decode):",
       ...table(floor),
       'Repeated views of the same picture (target ≤ 1/4 of the first):',
       ...table(repeat),

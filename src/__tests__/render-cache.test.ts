@@ -37,6 +37,21 @@ describe('ByteCache', () => {
     expect(cache.stats.peak).toBeLessThanOrEqual(100);
   });
 
+  it('finds the most recent entry under a prefix that a predicate accepts, and marks it used', () => {
+    const cache = new ByteCache<Buffer>(100, value => value.length);
+    cache.set('p/rows/0-10', Buffer.alloc(10));
+    cache.set('p/rows/0-30', Buffer.alloc(30));
+    cache.set('q/rows/0-40', Buffer.alloc(40));
+    expect(cache.find('p/rows/', value => value.length >= 10)?.length).toBe(30);
+    expect(cache.find('p/rows/', value => value.length < 20)?.length).toBe(10);
+    expect(cache.find('p/rows/', value => value.length > 30)).toBeUndefined();
+    // Found last, 0-10 is now the most recent: making room evicts q, then 0-30, and keeps it.
+    cache.set('r', Buffer.alloc(70));
+    expect(cache.get('q/rows/0-40')).toBeUndefined();
+    expect(cache.get('p/rows/0-30')).toBeUndefined();
+    expect(cache.get('p/rows/0-10')).toBeDefined();
+  });
+
   it('shares one computation among concurrent callers and does not cache failures', async () => {
     const cache = new ByteCache<Buffer>(100, value => value.length);
     let made = 0;
@@ -125,6 +140,47 @@ describe('render caches and encodings', () => {
       entries: before.entries,
       bytes: before.bytes
     });
+  });
+
+  it('decodes only the rows a close-up shows, and widens that band for later views', async () => {
+    // Every row a different grey: a close-up drawn from the wrong rows of a band would show it.
+    const rows = Buffer.alloc(W * H * 3);
+    for (let y = 0; y < H; y++) {
+      rows.fill((y * 7) % 251, y * W * 3, (y + 1) * W * 3);
+    }
+    const bytes = await sharp(rows, { raw: { width: W, height: H, channels: 3 } })
+      .jpeg()
+      .toBuffer();
+    const picture: Picture = {
+      address: 'rows.jpg',
+      bytes,
+      sha256: 'ab'.repeat(32),
+      width: W,
+      height: H,
+      format: 'jpeg'
+    };
+    const marks = [
+      { at: '300,100,400,200', colour: 'white' as const },
+      { at: '300,1000,400,1100', colour: 'white' as const }
+    ];
+    const record = applyMarkArgs(emptyRecord(picture.address), { marks }, picture).record;
+    const rowBytes = W * 3;
+    const top = await renderView(picture, { kind: 'closeup', at: '#1' }, record);
+    const first = renderCacheStats().decoded;
+    // A band around the top mark, not the whole picture.
+    expect(first.entries).toBe(1);
+    expect(first.bytes).toBeLessThan((H / 2) * rowBytes);
+    await renderView(picture, { kind: 'closeup', at: '#2' }, record);
+    // The band that covers both replaced the first one.
+    const widened = renderCacheStats().decoded;
+    expect(widened.entries).toBe(1);
+    expect(widened.bytes).toBeGreaterThan(first.bytes);
+    expect(widened.bytes).toBeLessThanOrEqual(H * rowBytes);
+    // The top close-up again, from the widened band: the same pixels as from its own band.
+    clearRenderCaches('views');
+    const again = await renderView(picture, { kind: 'closeup', at: '#1' }, record);
+    expect(renderCacheStats().decoded.bytes).toBe(widened.bytes);
+    expect(again.bytes.equals(top.bytes)).toBe(true);
   });
 
   it('draws the same pixels from a cached decode as from a cold one', async () => {

@@ -40,6 +40,20 @@ export class ByteCache<V> {
     return entry.value;
   }
 
+  /**
+   * The most recently used value whose key starts with `prefix` and that `accept`s (and it becomes
+   * the most recent), or `undefined`: a lookup by what a value covers rather than by exact key.
+   */
+  find(prefix: string, accept: (value: V) => boolean): V | undefined {
+    let found: string | undefined;
+    for (const [key, entry] of this._entries) {
+      if (key.startsWith(prefix) && accept(entry.value)) {
+        found = key;
+      }
+    }
+    return found === undefined ? undefined : this.get(found);
+  }
+
   /** Store `value`; a value larger than the whole budget is not kept. */
   set(key: string, value: V): void {
     this.delete(key);

@@ -3,48 +3,44 @@
  * rasterized by resvg at output size and composited over the picture. The only module that touches
  * pixels.
  *
- * A picture is decoded in two places, both kept in one byte-bounded cache by fingerprint: views of
- * the whole picture (maps) by `wholeAtPaneSize`, straight to the view's size with JPEG
- * shrink-on-load; close-ups and sheets by `decodePicture`, at full size, so the next view of the
- * same picture resizes straight from its pixels. Labels reach resvg as cached glyph outlines
- * (./glyphs), and the output is RGB: one composite pass and one encode per format. Finished views
- * are cached too.
+ * Pictures are decoded by ./render-decode, in one byte-bounded cache by fingerprint: views of the
+ * whole picture (maps) straight to the view's size with JPEG shrink-on-load; close-ups and sheets
+ * at full size but only the band of rows they show, so the next view of the same picture resizes
+ * straight from its pixels. Labels reach
+ * resvg as cached glyph outlines (./glyphs), drawn while the decode runs, and the output is RGB:
+ * one composite pass and one encode per format. Finished views are cached too.
  */
 import { createHash } from 'node:crypto';
 
-import sharp, { type KernelEnum, type OverlayOptions, type Sharp } from 'sharp';
+import sharp, { type OverlayOptions } from 'sharp';
 
 import {
   describeView,
   drawGeometry,
-  paneSampling,
   viewGeometry,
   VisionError,
-  type Pane,
   type ViewGeometry,
   type ViewSpec,
   type VisionRecord
 } from '../tools/vision';
 import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError } from './http';
-import { collectWhenIdle, Semaphore } from './render-queue';
 import { overlayGlyphs, rasterizeOverlay } from './overlay';
-import { LIMIT_INPUT_PIXELS, type Picture } from './pictures';
+import type { Picture } from './pictures';
+import {
+  clearDecodedPictures,
+  decodedCacheStats,
+  decodeError,
+  resizePanes,
+  wholeAtPaneSize,
+  type RawImage
+} from './render-decode';
+import { collectWhenIdle, Semaphore } from './render-queue';
+
+export { DECODED_CACHE_BYTES, DECODE_ONCE_BYTES } from './render-decode';
 
 /** Renders running at once; more wait their turn, so memory stays bounded under load. */
 export const RENDER_CONCURRENCY = 2;
-
-/**
- * Bytes of decoded pictures kept, per fingerprint and decode scale: a conversation draws the map,
- * then close-ups and sheets of the same picture, and each of those would otherwise decode it again.
- */
-export const DECODED_CACHE_BYTES = 96 * 1024 * 1024;
-
-/**
- * Pictures whose decoded pixels fit in half the cache are decoded once and kept; larger ones are
- * decoded per view (and per sheet tile), trading time for memory (100 Mpx decoded is 300 MB).
- */
-export const DECODE_ONCE_BYTES = DECODED_CACHE_BYTES / 2;
 
 /** Bytes of rendered views kept, so a view asked for again (a reopened notebook) costs no render. */
 export const VIEW_CACHE_BYTES = 32 * 1024 * 1024;
@@ -80,12 +76,6 @@ const renders = new Semaphore(RENDER_CONCURRENCY);
 // module can see; the caches below hold what is worth keeping (sharp's advice for servers).
 sharp.cache(false);
 
-/** Decoded pixels of a view's base, before the overlay. */
-interface RawImage {
-  readonly data: Buffer;
-  readonly raw: { width: number; height: number; channels: 1 | 2 | 3 | 4 };
-}
-
 /** One rendered view. */
 export interface RenderedView {
   /** The encoded view, as `mime` says. */
@@ -94,100 +84,6 @@ export interface RenderedView {
   readonly width: number;
   readonly height: number;
   readonly caption: string;
-}
-
-// autoOrient: pixels are drawn the way the EXIF orientation says, as browsers show them and as
-// readHeader measures them, so marks land where the user and the model see the picture.
-const decodeOptions = {
-  limitInputPixels: LIMIT_INPUT_PIXELS,
-  failOn: 'warning',
-  autoOrient: true
-} as const;
-
-function decodeError(picture: Picture, error: unknown): unknown {
-  // Only libvips' own failures are the picture's fault; a bug in this module must not pass for one.
-  if (!(error instanceof Error) || error instanceof HttpError || error.constructor !== Error) {
-    return error;
-  }
-  const reason = error instanceof Error ? error.message : String(error);
-  return new HttpError(
-    422,
-    `${picture.address} could not be decoded (${reason.trim()}); it may be truncated or corrupt. Re-save it as PNG or JPEG and mark it again.`,
-    'corrupt-picture'
-  );
-}
-
-function kernelFor(pane: Pane): keyof KernelEnum {
-  switch (paneSampling(pane)) {
-    case 'reduced':
-      return 'lanczos3';
-    // Catmull-Rom: sharper than Mitchell, and at large factors without Lanczos' ringing around
-    // the hard edges of text and lines.
-    case 'smooth':
-      return 'cubic';
-    case 'pixel-grid':
-      return 'nearest';
-  }
-}
-
-/** A pane's region of the picture, resized to the pane. */
-function resizePane(image: Sharp, pane: Pane): Sharp {
-  const { region } = pane;
-  return image
-    .extract({
-      left: region.x0,
-      top: region.y0,
-      width: region.x1 - region.x0,
-      height: region.y1 - region.y0
-    })
-    .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) });
-}
-
-const decodedPictures = new ByteCache<RawImage>(DECODED_CACHE_BYTES, image => image.data.length);
-
-/**
- * The one place a picture is decoded at full size: to opaque sRGB pixels (transparency flattened
- * on white), kept in a byte-bounded cache by fingerprint, unless the pixels would take more than
- * {@link DECODE_ONCE_BYTES}: then `undefined`, and the caller decodes from the file per view.
- */
-async function decodePicture(picture: Picture): Promise<RawImage | undefined> {
-  if (picture.width * picture.height * 3 > DECODE_ONCE_BYTES) {
-    return undefined;
-  }
-  return decodedPictures.getOrCreate(`${picture.sha256}/full`, async () =>
-    toRaw(sharp(picture.bytes, decodeOptions).flatten({ background: '#ffffff' }))
-  );
-}
-
-/**
- * The whole picture at a pane's size, decoded straight from the file in one libvips pass (JPEG
- * shrink-on-load to the smallest scale that still covers the pane, then one resize) and kept by
- * fingerprint and size: the next map of the picture (new marks, another record) costs no decode
- * and no resize, and the cache holds the view's pixels (2.4 MB for a map), not a larger decode.
- */
-function wholeAtPaneSize(picture: Picture, pane: Pane): Promise<RawImage> {
-  const kernel = kernelFor(pane);
-  return decodedPictures.getOrCreate(
-    `${picture.sha256}/whole/${pane.width}x${pane.height}/${kernel}`,
-    async () =>
-      toRaw(
-        sharp(picture.bytes, decodeOptions)
-          .resize(pane.width, pane.height, { fit: 'fill', kernel })
-          .flatten({ background: '#ffffff' })
-      )
-  );
-}
-
-/** A view's source: the cached decoded pixels, or the file for pictures too large to keep. */
-function fromDecoded(decoded: RawImage | undefined, picture: Picture): Sharp {
-  return decoded
-    ? sharp(decoded.data, { raw: decoded.raw })
-    : sharp(picture.bytes, decodeOptions).flatten({ background: '#ffffff' });
-}
-
-async function toRaw(image: Sharp): Promise<RawImage> {
-  const out = await image.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-  return { data: out.data, raw: out.info };
 }
 
 async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
@@ -201,17 +97,7 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
   if (whole) {
     return layOutPanes(geometry, [await wholeAtPaneSize(picture, pane)]);
   }
-  const decoded = await decodePicture(picture);
-  return layOutPanes(geometry, [await toRaw(resizePane(fromDecoded(decoded, picture), pane))]);
-}
-
-/** A sheet's picture: each tile resized by libvips, then laid out. */
-async function renderSheet(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
-  const decoded = await decodePicture(picture);
-  const tiles = await Promise.all(
-    geometry.panes.map(pane => toRaw(resizePane(fromDecoded(decoded, picture), pane)))
-  );
-  return layOutPanes(geometry, tiles);
+  return layOutPanes(geometry, await resizePanes(picture, geometry.panes));
 }
 
 /**
@@ -251,7 +137,7 @@ const renderedViews = new ByteCache<RenderedView>(VIEW_CACHE_BYTES, view => view
 
 /** What the caches hold, for the benchmark and the tests of their budgets. */
 export function renderCacheStats(): { decoded: ByteCacheStats; views: ByteCacheStats } {
-  return { decoded: decodedPictures.stats, views: renderedViews.stats };
+  return { decoded: decodedCacheStats(), views: renderedViews.stats };
 }
 
 /**
@@ -260,7 +146,7 @@ export function renderCacheStats(): { decoded: ByteCacheStats; views: ByteCacheS
  */
 export function clearRenderCaches(which: 'all' | 'views' = 'all'): void {
   if (which === 'all') {
-    decodedPictures.clear();
+    clearDecodedPictures();
   }
   renderedViews.clear();
 }
@@ -293,10 +179,11 @@ function sharedCanvas(key: string, draw: () => Promise<RawImage>): Promise<RawIm
 }
 
 /**
- * The overlay (premultiplied RGBA, as resvg draws it) over an opaque RGB base, into a new buffer
- * (the base may be a cached picture). Most overlay pixels are empty and most of the rest opaque,
- * so a plain loop skips or copies them; libvips' composite converted every pixel of both layers
- * and cost as much as the PNG encode of a map.
+ * The overlay (premultiplied RGBA, as resvg draws it) over an opaque RGB canvas, in place: the
+ * canvas is always the view's own (laid out by `layOutPanes`, never a cached picture), so copying
+ * it first would only cost a pass over the view. Most overlay pixels are empty and most of the
+ * rest opaque, so a plain loop skips or copies them; libvips' composite converted every pixel of
+ * both layers and cost as much as the PNG encode of a map.
  */
 function compositeOver(base: RawImage, overlay: OverlayOptions): RawImage {
   const pixels = overlay.input;
@@ -312,7 +199,7 @@ function compositeOver(base: RawImage, overlay: OverlayOptions): RawImage {
   ) {
     throw new Error(`cannot composite this overlay over a ${width}×${height}×${channels} base`);
   }
-  const out = Buffer.from(base.data);
+  const out = base.data;
   for (let i = 0, j = 0; i < pixels.length; i += 4, j += 3) {
     const alpha = pixels[i + 3];
     if (alpha === 0) {
@@ -377,16 +264,17 @@ async function drawCanvas(
   geometry: ViewGeometry,
   record: VisionRecord
 ): Promise<RawImage> {
-  const svg = overlayGlyphs().outlineText(drawGeometry(geometry, record));
-  // The overlay rasterizes on libuv's pool while libvips decodes: the two overlap on two cores.
-  const [overlay, base] = await Promise.all([
-    rasterizeOverlay(svg, geometry),
-    (geometry.kind === 'sheet'
-      ? renderSheet(picture, geometry)
+  // The decode starts first (libvips queues it on libuv's pool at once), so drawing the overlay's
+  // SVG on this thread, then rasterizing it on the pool, both overlap it.
+  const base = (
+    geometry.kind === 'sheet'
+      ? resizePanes(picture, geometry.panes).then(tiles => layOutPanes(geometry, tiles))
       : renderSinglePane(picture, geometry)
-    ).catch((error: unknown) => {
-      throw decodeError(picture, error);
-    })
-  ]);
-  return compositeOver(base, overlay);
+  ).catch((error: unknown) => {
+    throw decodeError(picture, error);
+  });
+  const overlay = (async () =>
+    rasterizeOverlay(overlayGlyphs().outlineText(drawGeometry(geometry, record)), geometry))();
+  const [layer, canvas] = await Promise.all([overlay, base]);
+  return compositeOver(canvas, layer);
 }
