@@ -98,9 +98,17 @@ export async function cachedViews(
   if (!views || data === undefined) {
     return undefined;
   }
+  return (await pictureMatches(data, sha256)) ? views : undefined;
+}
+
+/**
+ * Whether a notebook picture's bytes (base64) are still the version with this fingerprint; false
+ * when that cannot be told (no Web Crypto), so nothing cached is shown for a changed picture.
+ */
+export async function pictureMatches(data: string, sha256: string): Promise<boolean> {
   try {
-    return (await sha256OfBase64(data)) === sha256 ? views : undefined;
+    return (await sha256OfBase64(data)) === sha256;
   } catch {
-    return undefined;
+    return false;
   }
 }
