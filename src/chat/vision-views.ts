@@ -95,8 +95,14 @@ export class VisionViews implements IDisposable {
   private readonly _queue: ViewJob[] = [];
   /** Calls whose views a person is waiting for (near the visible area): each drawn alone. */
   private readonly _near = new Set<string>();
-  /** Requests still to be taken alone after the queue filled: the newest views are in view. */
-  private _soloLeft = 0;
+  /**
+   * The newest call is drawn first, alone and with the figure server to itself: the chat opens at
+   * the end, so its views are the ones in view (on a loaded 2-core machine a second request at
+   * the same time made it wait about twice as long). `_leadNext` is set when the queue fills,
+   * `_leading` while that request is in flight.
+   */
+  private _leadNext = false;
+  private _leading = false;
   private readonly _changed = new Signal<this, string>(this);
   /** Messages already looked at, and the id of the last one (to notice a replaced transcript). */
   private _seen = 0;
@@ -245,7 +251,7 @@ export class VisionViews implements IDisposable {
     } else {
       this._set(callId, { kind: 'rendering' });
       if (!this._queue.length) {
-        this._soloLeft = CONCURRENT_RENDERS;
+        this._leadNext = true;
       }
       this._queue.push({
         callId,
@@ -258,7 +264,12 @@ export class VisionViews implements IDisposable {
 
   /** Start workers on the queue, up to {@link CONCURRENT_RENDERS}. */
   private _drain(): void {
-    while (!this._isDisposed && this._workers < CONCURRENT_RENDERS && this._queue.length) {
+    while (
+      !this._isDisposed &&
+      !this._leading &&
+      this._workers < CONCURRENT_RENDERS &&
+      this._queue.length
+    ) {
       this._workers += 1;
       void this._work();
     }
@@ -270,7 +281,12 @@ export class VisionViews implements IDisposable {
       let batch: ViewJob[];
       // Newest (or prioritized) first, from the end of the queue.
       while (!this._isDisposed && (batch = this._take()).length) {
+        const leading = this._leading;
         await this._run(batch);
+        if (leading) {
+          this._leading = false;
+          this._drain();
+        }
       }
     } finally {
       // In the same turn as the take that found the queue empty, so a job queued from now on
@@ -281,10 +297,11 @@ export class VisionViews implements IDisposable {
 
   /** The next request's calls: alone when a person waits for them, else with their group. */
   private _take(): ViewJob[] {
-    const solo = this._soloLeft > 0;
+    const solo = this._leadNext;
     const batch = takeViewBatch(this._queue, job => this._near.has(job.callId), solo);
     if (solo && batch.length) {
-      this._soloLeft -= 1;
+      this._leadNext = false;
+      this._leading = true;
     }
     batch.forEach(job => this._near.delete(job.callId));
     return batch;
