@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import { cachedViews, sessionViewCache, ViewCache } from '../chat/view-cache';
+import { pictureMatches, ViewCache } from '../chat/view-cache';
 import type { ToolImage } from '../tools/registry';
 
 function view(chars: number, caption = 'v'): ToolImage {
@@ -41,24 +41,17 @@ describe('ViewCache', () => {
   });
 });
 
-describe('cachedViews', () => {
+describe('pictureMatches', () => {
   const bytes = Buffer.from('picture bytes');
   const data = bytes.toString('base64');
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const key = ViewCache.key(sha256, { marks: [] }, [{ kind: 'map' }]);
 
-  beforeAll(() => sessionViewCache.set(key, [view(10)]));
-
-  it('returns the views while the picture is the one they were drawn from', async () => {
-    expect(await cachedViews(key, data, sha256)).toHaveLength(1);
+  it('holds while the picture is the one the views were drawn from', async () => {
+    expect(await pictureMatches(data, sha256)).toBe(true);
   });
 
-  it('refuses them for a changed picture, so the server reports the change', async () => {
+  it('fails for a changed picture, so the server reports the change', async () => {
     const changed = Buffer.from('other bytes').toString('base64');
-    expect(await cachedViews(key, changed, sha256)).toBeUndefined();
-  });
-
-  it('leaves workspace files (no bytes here) to the server', async () => {
-    expect(await cachedViews(key, undefined, sha256)).toBeUndefined();
+    expect(await pictureMatches(changed, sha256)).toBe(false);
   });
 });

@@ -13,11 +13,12 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 
 import { Conversation } from '../chat/conversation';
-import { VisionViews, type VisionViewsOptions } from '../chat/vision-views';
+import { CONCURRENT_RENDERS, VisionViews, type VisionViewsOptions } from '../chat/vision-views';
 import { createFigureServer } from '../server/app';
 import * as transcriptModule from '../tools/transcript';
 import type { StoredMessage, ToolMessage } from '../tools/transcript';
 import { VisionFold } from '../tools/vision';
+import { MAX_VIEWS_PER_REQUEST } from '../tools/wire';
 import { closeServer, listenLoopback } from './helpers/loopback';
 import { assistant, call, result, user } from './helpers/transcripts';
 
@@ -121,6 +122,58 @@ function settled(views: VisionViews, callId: string): Promise<void> {
   });
 }
 
+/** The real client, recording each render request's body and the most requests in flight at once. */
+function counting(): {
+  options: VisionViewsOptions;
+  bodies: Array<{ views: unknown[]; record: unknown }>;
+  peak: () => number;
+  /** Requests in flight when each request was made. */
+  busy: number[];
+} {
+  const inner = client();
+  const bodies: Array<{ views: unknown[]; record: unknown }> = [];
+  const busy: number[] = [];
+  let inFlight = 0;
+  let peak = 0;
+  return {
+    bodies,
+    busy,
+    peak: () => peak,
+    options: {
+      ...inner,
+      async request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T> {
+        bodies.push(body as { views: unknown[]; record: unknown });
+        busy.push(inFlight);
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        try {
+          return await inner.request<T>(route, body, signal);
+        } finally {
+          inFlight -= 1;
+        }
+      }
+    }
+  };
+}
+
+/** A marked picture, then `count` close-ups at distinct points, each its own call. */
+function closeUps(count: number): StoredMessage[] {
+  const messages = transcript().slice(0, 3);
+  for (let i = 0; i < count; i++) {
+    messages.push(
+      assistant(`s${i}`, '', [
+        call(`show${i}`, 'vision_show', { at: [`${10 + i * 15},${20 + i * 10}`] })
+      ]),
+      visionResult(`rs${i}`, `show${i}`)
+    );
+  }
+  return messages;
+}
+
+function allSettled(views: VisionViews, callIds: string[]): Promise<unknown> {
+  return Promise.all(callIds.map(id => settled(views, id)));
+}
+
 describe('VisionViews', () => {
   it('renders replayed views and completes calls that have none', async () => {
     const conversation = loaded(transcript());
@@ -135,6 +188,77 @@ describe('VisionViews', () => {
     if (state.kind === 'ready') {
       expect(state.views).toHaveLength(1);
       expect(Buffer.from(state.views[0].png, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    }
+    views.dispose();
+    conversation.dispose();
+  });
+
+  it('draws replayed calls of one picture and record in shared requests, two at a time, the newest alone first', async () => {
+    const count = 12;
+    const { options, bodies, peak, busy } = counting();
+    const conversation = loaded(closeUps(count));
+    const views = new VisionViews(conversation, options);
+    const ids = ['c1', ...Array.from({ length: count }, (_, i) => `show${i}`)];
+    await allSettled(views, ids);
+    // Each call's own view, whichever request drew it: the caption names its own point.
+    for (let i = 0; i < count; i++) {
+      const state = views.state(`show${i}`);
+      expect(state.kind).toBe('ready');
+      if (state.kind === 'ready') {
+        expect(state.views).toHaveLength(1);
+        expect(state.views[0].caption).toContain(`at ${10 + i * 15},${20 + i * 10}`);
+      }
+    }
+    // The newest call first, alone (the chat opens at the end); then batches, not 13 requests.
+    expect(bodies[0].views).toEqual([
+      { kind: 'closeup', at: `${10 + (count - 1) * 15},${20 + (count - 1) * 10}` }
+    ]);
+    // ...with the figure server to itself: the next request waits for its answer.
+    expect(busy[1]).toBe(0);
+    expect(bodies.length).toBeLessThanOrEqual(1 + Math.ceil(ids.length / MAX_VIEWS_PER_REQUEST));
+    expect(bodies.every(body => body.views.length <= MAX_VIEWS_PER_REQUEST)).toBe(true);
+    expect(peak()).toBe(CONCURRENT_RENDERS);
+    views.dispose();
+    conversation.dispose();
+  });
+
+  it('never draws a call with another call’s record, however the requests are shared', async () => {
+    const { options, bodies } = counting();
+    const messages = [
+      ...transcript().slice(0, 3),
+      assistant('a4', '', [call('before', 'vision_show', { at: ['#1'] })]),
+      visionResult('r4', 'before'),
+      assistant('a5', '', [call('move', 'vision_update', { ops: [{ mark: 1, at: '150,100' }] })]),
+      visionResult('r5', 'move'),
+      assistant('a6', '', [call('after', 'vision_show', { at: ['#1'] })]),
+      visionResult('r6', 'after'),
+      assistant('a7', '', [call('after2', 'vision_show', { at: ['#1', '5,5'] })]),
+      visionResult('r7', 'after2')
+    ];
+    const conversation = loaded(messages);
+    const views = new VisionViews(conversation, options);
+    await allSettled(views, ['c1', 'before', 'move', 'after', 'after2']);
+    const region = (callId: string): number[] => {
+      const state = views.state(callId);
+      const match =
+        state.kind === 'ready'
+          ? /region (\d+),(\d+),(\d+),(\d+)/.exec(state.views[0].caption)
+          : null;
+      return match ? match.slice(1).map(Number) : [];
+    };
+    const [bx0, by0, bx1, by1] = region('before');
+    const [ax0, ay0, ax1, ay1] = region('after');
+    // The box was at 20,20–80,60, then moved to 150,100: each close-up shows its own place.
+    expect(bx0 <= 20 && by0 <= 20 && bx1 >= 80 && by1 >= 60).toBe(true);
+    expect(ax0 <= 150 && ay0 <= 100 && ax1 > 150 && ay1 > 100).toBe(true);
+    // And every request drew views of exactly one record.
+    for (const body of bodies) {
+      const state = [...['c1', 'before', 'move', 'after', 'after2']]
+        .map(id => views.state(id))
+        .filter(
+          s => s.kind === 'ready' && JSON.stringify(s.record) === JSON.stringify(body.record)
+        );
+      expect(state.length).toBeGreaterThan(0);
     }
     views.dispose();
     conversation.dispose();

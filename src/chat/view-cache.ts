@@ -84,23 +84,15 @@ async function sha256OfBase64(data: string): Promise<string | null> {
 }
 
 /**
- * Views drawn earlier in this session, only when the picture is still the one they were drawn
- * from: a notebook picture (`data`, base64) is hashed again, so a changed picture is reported by
- * the figure server as before instead of showing old views. Workspace files (no `data`) are drawn
- * by the server, which checks them.
+ * Whether a notebook picture's bytes (base64) are still the version with this fingerprint, checked
+ * before views drawn earlier in this session are shown for it: a changed picture is then reported
+ * by the figure server as before instead of showing old views. False when that cannot be told (no
+ * Web Crypto). Workspace files (no bytes here) are drawn by the server, which checks them.
  */
-export async function cachedViews(
-  key: string,
-  data: string | undefined,
-  sha256: string
-): Promise<ReadonlyArray<ToolImage> | undefined> {
-  const views = sessionViewCache.get(key);
-  if (!views || data === undefined) {
-    return undefined;
-  }
+export async function pictureMatches(data: string, sha256: string): Promise<boolean> {
   try {
-    return (await sha256OfBase64(data)) === sha256 ? views : undefined;
+    return (await sha256OfBase64(data)) === sha256;
   } catch {
-    return undefined;
+    return false;
   }
 }

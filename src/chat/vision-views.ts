@@ -5,8 +5,9 @@
  * {@link VisionViews.state} and re-render on {@link VisionViews.changed}.
  *
  * Live calls bring their views with them (the agent stores them before it appends the result);
- * replayed calls are queued and rendered one at a time from the picture, the record as the call
- * saw it, and the picture's fingerprint. A call on a Vision output's shared record starts from the
+ * replayed calls are queued and rendered, {@link CONCURRENT_RENDERS} at a time, newest or nearest
+ * the visible area first, from the picture, the record as the call saw it, and the picture's
+ * fingerprint. A call on a Vision output's shared record starts from the
  * record its result kept (what the model saw, whatever a person did in the widget since), and its
  * picture comes from the widget's kernel while there is one. A call with no views (`vision_list`, `vision_mark` with
  * `view: "none"`) is complete as soon as its result is.
@@ -25,6 +26,7 @@ import {
   recordFor,
   validateRecord,
   VisionFold,
+  type ViewSpec,
   type VisionPlan,
   type VisionRecord
 } from '../tools/vision';
@@ -32,7 +34,15 @@ import type { RenderAnswer } from '../tools/wire';
 import type { Conversation } from './conversation';
 import { FigureClient } from './figure-client';
 import { pictureRequest, type PictureRequest } from './tools/pictures';
-import { cachedViews, sessionViewCache, ViewCache } from './view-cache';
+import { takeViewBatch, viewGroup, type ViewJob } from './view-batches';
+import { pictureMatches, sessionViewCache, ViewCache } from './view-cache';
+
+/**
+ * Views rendered at once. The figure server draws two at a time (its render queue); a second
+ * request in flight keeps it busy while the browser reads the other answer, and on a machine that
+ * other processes load, two requests get two shares of its cores instead of one.
+ */
+export const CONCURRENT_RENDERS = 2;
 
 /** What a card shows for a vision call. */
 export type ViewsState =
@@ -61,12 +71,6 @@ export interface VisionViewsOptions {
   shared?(address: string): SharedVisionRecord | null;
 }
 
-interface Job {
-  readonly callId: string;
-  readonly plan: VisionPlan;
-  readonly picture: PictureFingerprint;
-}
-
 function failureText(error: unknown, address: string): string {
   const status = (error as { status?: unknown }).status;
   const message = error instanceof Error ? error.message : String(error);
@@ -88,7 +92,17 @@ function cacheKey(plan: VisionPlan, picture: PictureFingerprint): string {
 export class VisionViews implements IDisposable {
   private readonly _fold = new VisionFold();
   private readonly _states = new Map<string, ViewsState>();
-  private readonly _queue: Job[] = [];
+  private readonly _queue: ViewJob[] = [];
+  /** Calls whose views a person is waiting for (near the visible area): each drawn alone. */
+  private readonly _near = new Set<string>();
+  /**
+   * The newest call is drawn first, alone and with the figure server to itself: the chat opens at
+   * the end, so its views are the ones in view (on a loaded 2-core machine a second request at
+   * the same time made it wait about twice as long). `_leadNext` is set when the queue fills,
+   * `_leading` while that request is in flight.
+   */
+  private _leadNext = false;
+  private _leading = false;
   private readonly _changed = new Signal<this, string>(this);
   /** Messages already looked at, and the id of the last one (to notice a replaced transcript). */
   private _seen = 0;
@@ -101,7 +115,8 @@ export class VisionViews implements IDisposable {
   private _lookedAt: ReadonlyArray<unknown> | undefined;
   private _lookedLength = 0;
   private _abort = new AbortController();
-  private _draining = false;
+  /** Workers rendering from the queue now. */
+  private _workers = 0;
   private _folds = 0;
   /** The last bytes sent per `cell:` picture, so unchanged bytes are sent once per version. */
   private readonly _sent = new Map<string, { data: string; sha256: string }>();
@@ -138,6 +153,7 @@ export class VisionViews implements IDisposable {
   prioritize(callId: string): void {
     const at = this._queue.findIndex(job => job.callId === callId);
     if (at >= 0) {
+      this._near.add(callId);
       this._queue.push(...this._queue.splice(at, 1));
     }
   }
@@ -189,13 +205,14 @@ export class VisionViews implements IDisposable {
     }
     this._seen = messages.length;
     this._lastId = messages[messages.length - 1]?.id;
-    void this._drain();
+    this._drain();
   }
 
   private _reset(): void {
     this._abort.abort();
     this._abort = new AbortController();
     this._queue.length = 0;
+    this._near.clear();
     this._states.clear();
     this._fold.forget('views');
     this._seen = 0;
@@ -233,54 +250,135 @@ export class VisionViews implements IDisposable {
       this._set(callId, { kind: 'ready', views: live, record: plan.record });
     } else {
       this._set(callId, { kind: 'rendering' });
-      this._queue.push({ callId, plan, picture: message.picture });
+      if (!this._queue.length) {
+        this._leadNext = true;
+      }
+      this._queue.push({
+        callId,
+        plan,
+        picture: message.picture,
+        group: viewGroup(plan, message.picture)
+      });
     }
   }
 
-  /** Render queued views one at a time; stops when the service is disposed or reset. */
-  private async _drain(): Promise<void> {
-    if (this._draining) {
-      return;
+  /** Start workers on the queue, up to {@link CONCURRENT_RENDERS}. */
+  private _drain(): void {
+    while (
+      !this._isDisposed &&
+      !this._leading &&
+      this._workers < CONCURRENT_RENDERS &&
+      this._queue.length
+    ) {
+      this._workers += 1;
+      void this._work();
     }
-    this._draining = true;
+  }
+
+  /** Render queued views until the queue is empty; stops when the service is disposed. */
+  private async _work(): Promise<void> {
     try {
-      let job: Job | undefined;
+      let batch: ViewJob[];
       // Newest (or prioritized) first, from the end of the queue.
-      while (!this._isDisposed && (job = this._queue.pop())) {
-        const signal = this._abort.signal;
-        try {
-          // Drawn earlier in this browser session (the notebook was closed and opened again)?
-          const key = cacheKey(job.plan, job.picture);
-          const data = pictureRequest(this._options.notebook(), job.picture.address).data;
-          // (Only notebook pictures: their bytes are here to check; a file is checked by the server.)
-          const cached =
-            data !== undefined && sessionViewCache.has(key)
-              ? await cachedViews(key, data, job.picture.sha256)
-              : undefined;
-          const views = cached ?? (await this._render(job, signal)).views;
-          if (!signal.aborted) {
-            sessionViewCache.set(key, views);
-            this._set(job.callId, {
-              kind: 'ready',
-              views,
-              record: job.plan.record
-            });
-          }
-        } catch (error) {
-          if (signal.aborted) {
-            continue;
-          }
-          const marks = job.plan.record.marks.map(describeMark);
-          const record = marks.length ? `\nMarks: ${marks.join('; ')}` : '';
-          this._set(job.callId, {
-            kind: 'problem',
-            message: `${failureText(error, job.picture.address)}${record}`
-          });
+      while (!this._isDisposed && (batch = this._take()).length) {
+        const leading = this._leading;
+        await this._run(batch);
+        if (leading) {
+          this._leading = false;
+          this._drain();
         }
       }
     } finally {
-      this._draining = false;
+      // In the same turn as the take that found the queue empty, so a job queued from now on
+      // finds a free worker slot in `_drain`.
+      this._workers -= 1;
     }
+  }
+
+  /** The next request's calls: alone when a person waits for them, else with their group. */
+  private _take(): ViewJob[] {
+    const solo = this._leadNext;
+    const batch = takeViewBatch(this._queue, job => this._near.has(job.callId), solo);
+    if (solo && batch.length) {
+      this._leadNext = false;
+      this._leading = true;
+    }
+    batch.forEach(job => this._near.delete(job.callId));
+    return batch;
+  }
+
+  /** Draw a batch (one picture version and record): from the session cache, else one request. */
+  private async _run(batch: readonly ViewJob[]): Promise<void> {
+    const signal = this._abort.signal;
+    const { address, sha256 } = batch[0].picture;
+    let todo = batch;
+    try {
+      const shared = this._options.shared?.(address) ?? null;
+      // Read once per request: walking the notebook's cells for the bytes is not free.
+      const picture: PictureRequest = shared
+        ? { address }
+        : pictureRequest(this._options.notebook(), address);
+      // Drawn earlier in this browser session (the notebook was closed and opened again)? Only
+      // notebook pictures: their bytes are here to check; a file is checked by the server.
+      const keys = batch.map(job => cacheKey(job.plan, job.picture));
+      if (
+        picture.data !== undefined &&
+        keys.some(key => sessionViewCache.has(key)) &&
+        (await pictureMatches(picture.data, sha256))
+      ) {
+        if (signal.aborted) {
+          return;
+        }
+        todo = batch.filter((job, i) => {
+          const cached = sessionViewCache.get(keys[i]);
+          if (cached) {
+            this._ready(job, cached);
+          }
+          return !cached;
+        });
+      }
+      if (!todo.length) {
+        return;
+      }
+      const views = todo.flatMap(job => job.plan.views);
+      const answer = await this._render(batch[0], views, picture, shared, signal);
+      if (answer.views.length !== views.length) {
+        throw new Error(`the figure server drew ${answer.views.length} of ${views.length} views`);
+      }
+      let at = 0;
+      for (const job of todo) {
+        if (signal.aborted) {
+          return;
+        }
+        const count = job.plan.views.length;
+        this._ready(job, answer.views.slice(at, at + count));
+        at += count;
+      }
+    } catch (error) {
+      if (signal.aborted) {
+        return;
+      }
+      if (todo.length > 1 && (error as { status?: unknown }).status === 400) {
+        // One call's views refused: draw each alone, so the others still show.
+        for (const job of todo) {
+          await this._run([job]);
+        }
+        return;
+      }
+      for (const job of todo) {
+        const marks = job.plan.record.marks.map(describeMark);
+        const record = marks.length ? `\nMarks: ${marks.join('; ')}` : '';
+        this._set(job.callId, {
+          kind: 'problem',
+          message: `${failureText(error, job.picture.address)}${record}`
+        });
+      }
+    }
+  }
+
+  private _ready(job: ViewJob, views: ReadonlyArray<ToolImage>): void {
+    sessionViewCache.set(cacheKey(job.plan, job.picture), views);
+    this._set(job.callId, { kind: 'ready', views, record: job.plan.record });
   }
 
   /**
@@ -288,14 +386,19 @@ export class VisionViews implements IDisposable {
    * sent for it (the server keeps pictures by sha-256); if the server has dropped them (428), once
    * more with the bytes.
    */
-  private async _render(job: Job, signal: AbortSignal): Promise<RenderAnswer> {
+  private async _render(
+    job: ViewJob,
+    views: readonly ViewSpec[],
+    request: PictureRequest,
+    shared: SharedVisionRecord | null,
+    signal: AbortSignal
+  ): Promise<RenderAnswer> {
     const { address, sha256 } = job.picture;
-    const shared = this._options.shared?.(address) ?? null;
     const sharedData = shared ? await shared.pictureData(signal) : undefined;
     const picture: PictureRequest = shared
       ? { address, ...(sharedData === undefined ? {} : { data: sharedData }) }
-      : pictureRequest(this._options.notebook(), address);
-    const body = { expectSha256: sha256, views: [...job.plan.views], record: job.plan.record };
+      : request;
+    const body = { expectSha256: sha256, views: [...views], record: job.plan.record };
     const sent = this._sent.get(address);
     // Only `cell:` pictures may be named by sha-256 alone; a shared picture's bytes go each time.
     const cached = picture.data !== undefined && !shared && sent?.data === picture.data;

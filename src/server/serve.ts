@@ -6,6 +6,7 @@ import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { createFigureServer } from './app';
+import { warmRenderer } from './warm-up';
 
 /** Parsed `serve` options. */
 export interface ServeOptions {
@@ -78,6 +79,7 @@ export async function serve(options: ServeOptions, log: (line: string) => void):
   log(
     `figure server listening on ${typeof address === 'string' ? address : `127.0.0.1:${address?.port}`}`
   );
+  void warmRenderer().then(ms => ms !== undefined && log(`renderer warm in ${Math.round(ms)} ms`));
   const stop = (): void => {
     server.close();
     // Asked to stop: exit non-zero so a supervisor never mistakes it for finishing its work.

@@ -8,6 +8,7 @@ import { expect, test } from '@jupyterlab/galata';
 
 import { chat, openChat, saveAndCloseAll, SETTINGS } from '../tests/helpers';
 import { benchNotebook } from './conversation';
+import { startProfile, stopProfile } from './profile';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -123,8 +124,32 @@ test('reopen a 200-message conversation with 40 figures and 20 views', async ({
       ({ fn, expected }) => new Function(`return (${fn})(${JSON.stringify(expected)})`)(),
       { fn: measure.toString(), expected: { figures: FIGURES, views: VIEWS, name: 'reopen.ipynb' } }
     ) as Promise<{ shown: number; viewport: number; all: number; onScreen: number }>;
+    const since = await page.evaluate(() => performance.now());
+    const profiler = await startProfile(page);
     await command();
     const times = await measuring;
+    await stopProfile(profiler, label);
+    const renders = await page.evaluate(after => {
+      const entries = performance
+        .getEntriesByType('resource')
+        .filter(entry => entry.startTime >= after && /figure-chat\/render/.test(entry.name));
+      return {
+        count: entries.length,
+        first: entries.length ? Math.min(...entries.map(entry => entry.startTime)) - after : 0,
+        last: entries.length ? Math.max(...entries.map(entry => entry.responseEnd)) - after : 0,
+        each: entries.map(entry => Math.round(entry.duration)),
+        // For the first ones: queued in the browser before sending, then waiting for the answer.
+        first3: entries
+          .slice(0, 3)
+          .map(
+            entry =>
+              `${Math.round(entry.requestStart - entry.startTime)} queued + ${Math.round(entry.responseStart - entry.requestStart)} waiting`
+          )
+      };
+    }, since);
+    console.log(
+      `  ${renders.count} render requests, from ${Math.round(renders.first)} to ${Math.round(renders.last)} ms after the command, each ${renders.each.join(', ')} ms (the first: ${renders.first3.join('; ')})`
+    );
     console.log(
       `reopen (${label}): the chat showed the notebook ${Math.round(times.shown)} ms after the command; the ${times.onScreen} figures and views in the viewport visible ${Math.round(times.viewport)} ms later (target 500 ms), all ${FIGURES} figures and ${VIEWS} views ${Math.round(times.all)} ms later (target 1200 ms)`
     );

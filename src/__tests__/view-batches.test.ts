@@ -1,0 +1,72 @@
+/**
+ * Which replayed vision calls share one `render` request: only calls over the same picture
+ * version with the same record (so no call ever gets views drawn from another's marks or another
+ * picture), within the route's view limit, newest first; calls a person waits for go alone.
+ */
+import { takeViewBatch, viewGroup, type ViewJob } from '../chat/view-batches';
+import { emptyRecord, type VisionRecord } from '../tools/vision';
+import { MAX_VIEWS_PER_REQUEST } from '../tools/wire';
+
+const picture = { address: 'p.png', sha256: 'a'.repeat(64), width: 200, height: 150 };
+
+function job(
+  callId: string,
+  options: { record?: VisionRecord; sha256?: string; views?: number } = {}
+): ViewJob {
+  const record = options.record ?? emptyRecord('p.png');
+  const plan = {
+    record,
+    text: '',
+    views: Array.from({ length: options.views ?? 1 }, (_, i) => ({
+      kind: 'closeup' as const,
+      at: `${i},${i}`
+    }))
+  };
+  const fingerprint = { ...picture, sha256: options.sha256 ?? picture.sha256 };
+  return { callId, plan, picture: fingerprint, group: viewGroup(plan, fingerprint) };
+}
+
+const ids = (jobs: ViewJob[]): string[] => jobs.map(j => j.callId);
+
+describe('takeViewBatch', () => {
+  it('draws calls of one picture version and record together, newest first, within the view limit', () => {
+    const queue = Array.from({ length: 12 }, (_, i) => job(`c${i}`));
+    const first = takeViewBatch(queue, () => false);
+    expect(ids(first)).toEqual(['c11', 'c10', 'c9', 'c8', 'c7', 'c6', 'c5', 'c4']);
+    expect(first).toHaveLength(MAX_VIEWS_PER_REQUEST);
+    expect(ids(takeViewBatch(queue, () => false))).toEqual(['c3', 'c2', 'c1', 'c0']);
+    expect(takeViewBatch(queue, () => false)).toEqual([]);
+  });
+
+  it('never puts calls with another record or another picture version in the same request', () => {
+    const marked: VisionRecord = {
+      image: 'p.png',
+      marks: [{ id: 1, kind: 'point', x: 5, y: 5, r: 3, caption: '', colour: 'red' }],
+      lastId: 1
+    };
+    const queue = [
+      job('same-a'),
+      job('other-record', { record: marked }),
+      job('other-picture', { sha256: 'b'.repeat(64) }),
+      job('same-b')
+    ];
+    expect(ids(takeViewBatch(queue, () => false))).toEqual(['same-b', 'same-a']);
+    expect(ids(takeViewBatch(queue, () => false))).toEqual(['other-picture']);
+    expect(ids(takeViewBatch(queue, () => false))).toEqual(['other-record']);
+  });
+
+  it('counts views, not calls, against the limit', () => {
+    const queue = [job('a', { views: 3 }), job('b', { views: 6 }), job('c', { views: 4 })];
+    // c (4) + b (6) would pass 8 views; a (3) fits.
+    expect(ids(takeViewBatch(queue, () => false))).toEqual(['c', 'a']);
+    expect(ids(takeViewBatch(queue, () => false))).toEqual(['b']);
+  });
+
+  it('takes a call a person waits for alone, and leaves such calls out of others’ requests', () => {
+    const queue = [job('c0'), job('c1'), job('c2'), job('c3')];
+    const near = new Set(['c1', 'c3']);
+    expect(ids(takeViewBatch(queue, j => near.has(j.callId)))).toEqual(['c3']);
+    expect(ids(takeViewBatch(queue, j => near.has(j.callId)))).toEqual(['c2', 'c0']);
+    expect(ids(takeViewBatch(queue, () => false, true))).toEqual(['c1']);
+  });
+});
