@@ -11,7 +11,9 @@
  * own (no cache helps either), alternating which goes first; the first round of each, on a small
  * picture, loads their code and is not counted. Time runs from the run-cell command to the frame
  * whose paint shows the picture (Element Timing's renderTime of the first <img> in the output),
- * and also to when that image had loaded (`complete`, in an animation frame).
+ * and also to when that image had loaded (`complete`, in an animation frame). The steps line says
+ * where the time went: when the kernel sent each message (its header's date) and when the page got
+ * it, when the output's first <img> was inserted, loaded and painted (medians over the rounds).
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
