@@ -181,8 +181,9 @@ def test_edits_from_the_view_rerender_the_saved_output_once_the_person_pauses(vi
 
 
 def test_a_big_picture_paints_from_a_quick_preview_first(kernel):
-    """Over 1600 px, the first preview is a quick one (at most 1000 px: sharp decodes a JPEG at a
-    fraction of its size), the PNG follows, then the sharp 1600-px preview."""
+    """Over 1600 px, the first preview is a quick one, 500 px (sharp decodes a 4000-px JPEG at an
+    eighth of its size, the least work a JPEG allows), sent right after the output and before any
+    render; the PNG follows, then the sharp 1600-px preview."""
     client = kernel
     code = (
         "import numpy as np\n"
@@ -190,7 +191,7 @@ def test_a_big_picture_paints_from_a_quick_preview_first(kernel):
         "from PIL import Image\n"
         "from jupyterlab_figure_chat import Vision\n"
         "path = os.path.join(tempfile.mkdtemp(), 'quick.jpg')\n"
-        "Image.fromarray(np.full((1500, 2000, 3), 90, np.uint8)).save(path)\n"
+        "Image.fromarray(np.full((3000, 4000, 3), 90, np.uint8)).save(path)\n"
         "Vision(path)"
     )
     seen: list[dict] = []
@@ -202,8 +203,16 @@ def test_a_big_picture_paints_from_a_quick_preview_first(kernel):
         if kind in ("display_data", "update_display_data"):
             kinds.append((kind, "image/png" in msg["content"]["data"]))
         elif kind == "comm_msg" and msg["content"]["data"].get("method") == "custom":
-            kinds.append(("preview", msg["content"]["data"]["content"]["width"]))
-    assert kinds == [("display_data", False), ("preview", 1000), ("update_display_data", True), ("preview", 1600)]
+            content = msg["content"]["data"]["content"]
+            kinds.append(("preview", content["width"], content["height"], len(msg["buffers"][0])))
+    assert [kind[:3] for kind in kinds] == [
+        ("display_data", False),
+        ("preview", 500, 375),
+        ("update_display_data", True),
+        ("preview", 1600, 1200),
+    ]
+    # A JPEG of a few kilobytes: quick to send and to decode in the browser.
+    assert kinds[1][3] < 20_000
 
 
 def test_the_kernel_answers_the_chats_writes_and_refuses_with_the_tools_message(kernel):

@@ -1,6 +1,6 @@
 /**
- * The mark editor of the Vision widget: the downscaled preview as an `<img>`, and the marks as an
- * SVG over it in original-pixel coordinates (`viewBox` = the picture's size), so no drag needs a
+ * The mark editor of the Vision widget: the downscaled preview as an `<img>`
+ * (vision-editor-preview.ts), a toolbar (vision-editor-toolbar.ts), and the marks as an SVG over it in original-pixel coordinates (`viewBox` = the picture's size), so no drag needs a
  * server round trip and every coordinate the person sees is the one the record stores.
  *
  * Every change goes through the tools' own `applyMarkArgs`/`applyUpdateArgs`, so a mark made by a
@@ -9,7 +9,6 @@
 import {
   applyMarkArgs,
   applyUpdateArgs,
-  PALETTE,
   VisionError,
   type Colour,
   type Mark,
@@ -18,6 +17,10 @@ import {
   type VisionRecord
 } from '../tools/vision';
 import { clamp, markElements, movedAddress, svgElement } from './mark-shapes';
+import { PreviewImage, shownWidth } from './vision-editor-preview';
+import { VisionToolbar, type VisionEditorLabels } from './vision-editor-toolbar';
+
+export type { VisionEditorLabels } from './vision-editor-toolbar';
 
 /** Screen pixels a pointer must travel before a press becomes a drag (a box or a move). */
 const DRAG_THRESHOLD = 4;
@@ -26,23 +29,12 @@ const DRAG_THRESHOLD = 4;
 export interface VisionEditorOptions {
   readonly width: number;
   readonly height: number;
-  /** URL of the downscaled preview. */
-  readonly previewUrl: string;
+  /** URL of the downscaled preview, when it has come (else see {@link VisionEditor.setPreview}). */
+  readonly previewUrl?: string;
   /** A new record made by the person; the host sends it to the kernel. */
   onChange(record: VisionRecord): void;
   /** Translated UI strings. */
   readonly labels: VisionEditorLabels;
-}
-
-/** The editor's UI strings, translated by the host. */
-export interface VisionEditorLabels {
-  readonly addPoint: string;
-  readonly addBox: string;
-  readonly caption: string;
-  readonly captionOfSelected: string;
-  readonly colour: string;
-  readonly remove: string;
-  readonly picture: string;
 }
 
 type Gesture =
@@ -55,11 +47,8 @@ export class VisionEditor {
   private readonly _svg: SVGSVGElement;
   private readonly _marks: SVGGElement;
   private readonly _draft: SVGRectElement;
-  private readonly _caption: HTMLInputElement;
-  private readonly _colour: HTMLSelectElement;
-  private readonly _remove: HTMLButtonElement;
-  private readonly _status: HTMLSpanElement;
-  private readonly _image: HTMLImageElement;
+  private readonly _toolbar: VisionToolbar;
+  private readonly _preview: PreviewImage;
   private _record: VisionRecord;
   private _selected: number | null = null;
   private _gesture: Gesture | null = null;
@@ -70,49 +59,29 @@ export class VisionEditor {
     this.node = document.createElement('div');
     this.node.className = 'jp-FigureChat-visionEditor';
 
-    const toolbar = document.createElement('div');
-    toolbar.className = 'jp-FigureChat-visionToolbar';
-    const addPoint = this._button(labels.addPoint, () => this._addAtCentre('point'));
-    const addBox = this._button(labels.addBox, () => this._addAtCentre('box'));
-    this._caption = document.createElement('input');
-    this._caption.type = 'text';
-    this._caption.placeholder = labels.caption;
-    this._caption.setAttribute('aria-label', labels.captionOfSelected);
-    this._caption.className = 'jp-FigureChat-visionCaption';
-    this._caption.addEventListener('change', () => {
-      if (this._selected !== null) {
-        this._update({ mark: this._selected, caption: this._caption.value });
-      }
+    this._toolbar = new VisionToolbar(labels, {
+      addPoint: () => this._addAtCentre('point'),
+      addBox: () => this._addAtCentre('box'),
+      caption: caption => {
+        if (this._selected !== null) {
+          this._update({ mark: this._selected, caption });
+        }
+      },
+      colour: colour => {
+        if (this._selected !== null) {
+          this._update({ mark: this._selected, colour });
+        }
+      },
+      remove: () => this._removeSelected()
     });
-    this._colour = document.createElement('select');
-    this._colour.setAttribute('aria-label', labels.colour);
-    this._colour.className = 'jp-FigureChat-visionColour';
-    for (const colour of PALETTE) {
-      const option = document.createElement('option');
-      option.value = colour;
-      option.textContent = colour;
-      this._colour.appendChild(option);
-    }
-    this._colour.value = 'green';
-    this._colour.addEventListener('change', () => {
-      if (this._selected !== null) {
-        this._update({ mark: this._selected, colour: this._colour.value });
-      }
-    });
-    this._remove = this._button(labels.remove, () => this._removeSelected());
-    this._status = document.createElement('span');
-    this._status.className = 'jp-FigureChat-visionStatus';
-    this._status.setAttribute('role', 'status');
-    toolbar.append(addPoint, addBox, this._caption, this._colour, this._remove, this._status);
 
     const stage = document.createElement('div');
     stage.className = 'jp-FigureChat-visionStage';
-    const image = document.createElement('img');
-    image.src = _options.previewUrl;
-    image.alt = '';
-    image.draggable = false;
-    image.style.aspectRatio = `${width} / ${height}`;
-    this._image = image;
+    stage.style.width = `${shownWidth(width, height)}px`;
+    this._preview = new PreviewImage(width, height);
+    if (_options.previewUrl) {
+      void this._preview.show(_options.previewUrl);
+    }
     this._svg = svgElement('svg', {
       viewBox: `0 0 ${width} ${height}`,
       preserveAspectRatio: 'none',
@@ -124,8 +93,8 @@ export class VisionEditor {
     this._marks = svgElement('g', {});
     this._draft = svgElement('rect', { class: 'jp-FigureChat-visionDraft', visibility: 'hidden' });
     this._svg.append(this._marks, this._draft);
-    stage.append(image, this._svg);
-    this.node.append(toolbar, stage);
+    stage.append(this._preview.node, this._svg);
+    this.node.append(this._toolbar.node, stage);
 
     this._svg.addEventListener('pointerdown', this);
     this._svg.addEventListener('pointermove', this);
@@ -136,9 +105,12 @@ export class VisionEditor {
     this._syncToolbar();
   }
 
-  /** Show a sharper preview (the kernel sends a quick one first); marks are in picture pixels. */
-  setPreview(url: string): void {
-    this._image.src = url;
+  /**
+   * Show a preview once it is decoded: the first, or a sharper one (the kernel sends a quick one
+   * first); marks are in picture pixels, so they stay where they are.
+   */
+  setPreview(url: string): Promise<void> {
+    return this._preview.show(url);
   }
 
   /** The record shown. */
@@ -158,7 +130,7 @@ export class VisionEditor {
 
   /** Show a problem (an edit the kernel refused), or clear it. */
   setProblem(text: string): void {
-    this._status.textContent = text;
+    this._toolbar.setProblem(text);
   }
 
   /** DOM events, one listener object (removed with the node). */
@@ -189,15 +161,6 @@ export class VisionEditor {
         break;
       }
     }
-  }
-
-  private _button(text: string, onClick: () => void): HTMLButtonElement {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.textContent = text;
-    button.className = 'jp-FigureChat-visionButton';
-    button.addEventListener('click', onClick);
-    return button;
   }
 
   /** Original-pixel coordinates of a pointer event, rounded and kept inside the picture. */
@@ -324,7 +287,7 @@ export class VisionEditor {
       this._select(null);
     } else if (event.key === 'Enter' && selected) {
       event.preventDefault();
-      this._caption.focus();
+      this._toolbar.caption.focus();
     }
   }
 
@@ -342,7 +305,7 @@ export class VisionEditor {
 
   private _add(mark: Omit<MarkArg, 'colour'>): void {
     try {
-      const colour = this._colour.value as Colour;
+      const colour = this._toolbar.colour.value as Colour;
       const { record, added } = applyMarkArgs(
         this._record,
         { marks: [{ ...mark, colour }] },
@@ -400,13 +363,7 @@ export class VisionEditor {
   }
 
   private _syncToolbar(): void {
-    const mark = this._record.marks.find(candidate => candidate.id === this._selected);
-    this._caption.disabled = !mark;
-    this._remove.disabled = !mark;
-    this._caption.value = mark?.caption ?? '';
-    if (mark) {
-      this._colour.value = mark.colour;
-    }
+    this._toolbar.showSelected(this._record.marks.find(mark => mark.id === this._selected));
   }
 
   /** Draw every mark; label sizes follow the shown size so numbers stay readable when scaled. */

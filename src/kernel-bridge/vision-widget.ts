@@ -102,32 +102,33 @@ export function visionWidgetClasses(
       this.el.classList.add('jp-FigureChat-vision');
       const model = this.model as FigureChatVisionModel;
       this.listenTo(model, PREVIEW_EVENT, this._onPreview);
+      // The editor (toolbar, marks, the picture's room) is laid out before the preview comes, so
+      // its arrival only puts a decoded image in place: nothing else is left for the first paint.
+      this._showEditor();
       if (model.preview) {
-        this._showEditor(model.preview);
+        this._onPreview();
         return;
       }
       // The kernel pushes the preview right after displaying the widget; a view made later (a
       // reload, a second view) asks for it.
-      this.el.textContent = trans.__('Loading the picture…');
       model.askPreview();
     }
 
     private _onPreview(): void {
       const blob = (this.model as FigureChatVisionModel).preview;
-      if (!blob) {
-        return;
-      }
-      if (!this._editor) {
-        this._showEditor(blob);
+      if (!blob || !this._editor) {
         return;
       }
       const old = this._url;
       this._url = URL.createObjectURL(blob);
-      this._editor.setPreview(this._url);
-      URL.revokeObjectURL(old);
+      // The old URL may go at once: its image, decoded, stays on the page until the new one is.
+      void this._editor.setPreview(this._url);
+      if (old) {
+        URL.revokeObjectURL(old);
+      }
     }
 
-    private _showEditor(blob: Blob): void {
+    private _showEditor(): void {
       const size = {
         width: positiveInt(this.model.get('_width')),
         height: positiveInt(this.model.get('_height'))
@@ -137,10 +138,8 @@ export function visionWidgetClasses(
         this.el.textContent = trans.__('This Vision widget has no picture.');
         return;
       }
-      this._url = URL.createObjectURL(blob);
       this._editor = new VisionEditor({
         ...size,
-        previewUrl: this._url,
         labels: {
           addPoint: trans.__('Add point'),
           addBox: trans.__('Add box'),

@@ -1,7 +1,8 @@
 /**
  * The Vision widget's preview is not widget state: the kernel pushes it when the widget is shown,
  * and a view made later asks for it. After a page reload with the kernel still running, the live
- * widget comes back with its picture and its marks.
+ * widget comes back with its picture and its marks. A big picture paints from a small quick
+ * preview first, decoded before it is shown and drawn at the size the sharp one takes.
  */
 import { expect, test } from '@jupyterlab/galata';
 
@@ -24,7 +25,11 @@ test('a Vision widget shows its picture again after a reload with a live kernel'
   await page.notebook.runCell(0, true);
   const live = page.locator('.jp-NotebookPanel:visible .jp-FigureChat-visionEditor');
   const picture = live.locator('.jp-FigureChat-visionStage img');
-  await expect(picture).toHaveJSProperty('complete', true, { timeout: 60000 });
+  await expect
+    .poll(() => picture.evaluate(image => (image as HTMLImageElement).naturalWidth), {
+      timeout: 60000
+    })
+    .toBe(400);
   await expect(live.locator('[data-mark]')).toHaveCount(1);
   await page.notebook.save();
 
@@ -38,5 +43,75 @@ test('a Vision widget shows its picture again after a reload with a live kernel'
     })
     .toBe(400);
   await expect(live.locator('[data-mark]')).toHaveCount(1);
+  await page.evaluate(() => window.jupyterapp.serviceManager.sessions.shutdownAll());
+});
+
+/** Each preview `<img>` as it was put on the page. */
+interface Shown {
+  natural: number;
+  complete: boolean;
+  width: number;
+  stage: number;
+}
+
+test('a big picture paints a small quick preview first, decoded and at its final size', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/vision-quick.ipynb`;
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  // A noisy 4000×3000 JPEG, like a photo: its saved PNG takes the kernel a second or more, so the
+  // sharp preview (sent after it) never comes before the quick one is on the page.
+  await page.notebook.setCell(
+    0,
+    'code',
+    [
+      'import numpy as np',
+      'from PIL import Image',
+      'from jupyterlab_figure_chat import Vision',
+      'noise = np.random.default_rng(1).integers(0, 255, (3000, 4000, 3), dtype=np.uint8)',
+      "Image.fromarray(noise).save('vision-quick.jpg', quality=90)",
+      "Vision('vision-quick.jpg')"
+    ].join('\n')
+  );
+  // Record every preview image when it is inserted, before the frame that shows it.
+  await page.evaluate(() => {
+    const shown: Shown[] = [];
+    (window as unknown as { figureChatShown: Shown[] }).figureChatShown = shown;
+    const notebook = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+    new MutationObserver(records => {
+      for (const record of records) {
+        for (const node of Array.from(record.addedNodes)) {
+          const image = node instanceof HTMLElement ? (node.querySelector('img') ?? node) : null;
+          if (
+            image instanceof HTMLImageElement &&
+            image.src &&
+            image.closest('.jp-FigureChat-visionStage')
+          ) {
+            shown.push({
+              natural: image.naturalWidth,
+              complete: image.complete,
+              width: image.getBoundingClientRect().width,
+              stage: image.parentElement?.getBoundingClientRect().width ?? 0
+            });
+          }
+        }
+      }
+    }).observe(notebook ?? document.body, { childList: true, subtree: true });
+  });
+  await page.notebook.runCell(0, true);
+  const shown = () =>
+    page.evaluate(() => (window as unknown as { figureChatShown: Shown[] }).figureChatShown);
+  await expect
+    .poll(async () => (await shown()).map(s => s.natural), { timeout: 60000 })
+    .toEqual([500, 1600]);
+  const [quick, sharp] = await shown();
+  // Decoded before it was put on the page, so the frame that shows it has the pixels.
+  expect(quick.complete && sharp.complete).toBe(true);
+  // The quick preview takes the room of the sharp one: nothing moves when it is replaced.
+  expect(quick.width).toBeGreaterThan(quick.natural);
+  expect(quick.width).toBe(sharp.width);
+  expect(quick.stage).toBe(sharp.stage);
   await page.evaluate(() => window.jupyterapp.serviceManager.sessions.shutdownAll());
 });

@@ -1,0 +1,72 @@
+/**
+ * The picture under the Vision editor's marks: the preview the kernel sends, first a quick small
+ * one, then a sharp one. Each is decoded before it is put on the page, so the frame that shows it
+ * does not wait for the decode, and it keeps the room the sharp one will take, so nothing around
+ * it moves when the sharper preview replaces the quicker one.
+ */
+
+/**
+ * Longest side the widget shows a picture at: that of the sharp preview (the figure program's
+ * `PREVIEW_MAX_SIDE`), so the quick preview, a few hundred pixels, is drawn at the same size.
+ */
+export const SHOWN_MAX_SIDE = 1600;
+
+/** Tallest the picture is shown, so a tall picture does not push the notebook's cells away. */
+export const SHOWN_MAX_HEIGHT = 720;
+
+/**
+ * Width in CSS pixels the picture of this size is shown at (the stylesheet keeps it within the
+ * output area): its sharp preview's width, but no taller than {@link SHOWN_MAX_HEIGHT}. Set on the
+ * stage, not left to the `<img>`, whose own width would be that of whichever preview it holds.
+ */
+export function shownWidth(width: number, height: number): number {
+  const scale = Math.min(1, SHOWN_MAX_SIDE / Math.max(width, height));
+  const preview = Math.max(1, Math.round(width * scale));
+  const byHeight = Math.max(1, Math.floor((SHOWN_MAX_HEIGHT * width) / height));
+  return Math.min(preview, byHeight);
+}
+
+/** One `<img>` at a time, replaced by the next preview once that one is decoded. */
+export class PreviewImage {
+  private _node: HTMLImageElement;
+  /** Number of the latest `show`: a slower decode of an older preview never replaces a newer one. */
+  private _latest = 0;
+
+  constructor(
+    private readonly _width: number,
+    private readonly _height: number
+  ) {
+    // Empty until the first preview is decoded, but already the picture's size and place.
+    this._node = this._image();
+  }
+
+  /** The `<img>` on the page now. */
+  get node(): HTMLImageElement {
+    return this._node;
+  }
+
+  /** Show the preview at `url` once the browser has decoded it (resolves then). */
+  async show(url: string): Promise<void> {
+    const ticket = ++this._latest;
+    const next = this._image();
+    next.src = url;
+    try {
+      await next.decode();
+    } catch {
+      // Not decodable (the kernel checked it, so rare): show it as it is, as a plain <img> would.
+    }
+    if (ticket !== this._latest) {
+      return;
+    }
+    this._node.replaceWith(next);
+    this._node = next;
+  }
+
+  private _image(): HTMLImageElement {
+    const image = document.createElement('img');
+    image.alt = '';
+    image.draggable = false;
+    image.style.aspectRatio = `${this._width} / ${this._height}`;
+    return image;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The Vision editor's toolbar: add a point or a box, the selected mark's caption and colour, delete,
+ * and a status line for edits the kernel refused. It only builds the controls and shows a mark;
+ * what they do is the editor's (vision-editor.ts).
+ */
+import { PALETTE, type Mark } from '../tools/vision';
+
+/** The editor's UI strings, translated by the host. */
+export interface VisionEditorLabels {
+  readonly addPoint: string;
+  readonly addBox: string;
+  readonly caption: string;
+  readonly captionOfSelected: string;
+  readonly colour: string;
+  readonly remove: string;
+  readonly picture: string;
+}
+
+/** What the toolbar's controls do, supplied by the editor. */
+export interface VisionToolbarActions {
+  addPoint(): void;
+  addBox(): void;
+  /** The caption field was changed (committed: Enter or leaving it). */
+  caption(text: string): void;
+  colour(colour: string): void;
+  remove(): void;
+}
+
+/** The toolbar's node and the controls the editor reads or updates. */
+export class VisionToolbar {
+  readonly node: HTMLDivElement;
+  readonly caption: HTMLInputElement;
+  readonly colour: HTMLSelectElement;
+  private readonly _remove: HTMLButtonElement;
+  private readonly _status: HTMLSpanElement;
+
+  constructor(labels: VisionEditorLabels, actions: VisionToolbarActions) {
+    this.node = document.createElement('div');
+    this.node.className = 'jp-FigureChat-visionToolbar';
+    const addPoint = button(labels.addPoint, () => actions.addPoint());
+    const addBox = button(labels.addBox, () => actions.addBox());
+    this.caption = document.createElement('input');
+    this.caption.type = 'text';
+    this.caption.placeholder = labels.caption;
+    this.caption.setAttribute('aria-label', labels.captionOfSelected);
+    this.caption.className = 'jp-FigureChat-visionCaption';
+    this.caption.addEventListener('change', () => actions.caption(this.caption.value));
+    this.colour = document.createElement('select');
+    this.colour.setAttribute('aria-label', labels.colour);
+    this.colour.className = 'jp-FigureChat-visionColour';
+    for (const colour of PALETTE) {
+      const option = document.createElement('option');
+      option.value = colour;
+      option.textContent = colour;
+      this.colour.appendChild(option);
+    }
+    this.colour.value = 'green';
+    this.colour.addEventListener('change', () => actions.colour(this.colour.value));
+    this._remove = button(labels.remove, () => actions.remove());
+    this._status = document.createElement('span');
+    this._status.className = 'jp-FigureChat-visionStatus';
+    this._status.setAttribute('role', 'status');
+    this.node.append(addPoint, addBox, this.caption, this.colour, this._remove, this._status);
+  }
+
+  /** Show a problem (an edit the kernel refused), or clear it. */
+  setProblem(text: string): void {
+    this._status.textContent = text;
+  }
+
+  /** Show the selected mark's caption and colour; with none, the mark controls are disabled. */
+  showSelected(mark: Mark | undefined): void {
+    this.caption.disabled = !mark;
+    this._remove.disabled = !mark;
+    this.caption.value = mark?.caption ?? '';
+    if (mark) {
+      this.colour.value = mark.colour;
+    }
+  }
+}
+
+function button(text: string, onClick: () => void): HTMLButtonElement {
+  const element = document.createElement('button');
+  element.type = 'button';
+  element.textContent = text;
+  element.className = 'jp-FigureChat-visionButton';
+  element.addEventListener('click', onClick);
+  return element;
+}
