@@ -262,6 +262,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
 
   // Open: from the open command to the newest messages on screen with their pictures.
   await startLongTasks(page);
+  const openProfile = await startProfile(page);
   const openTrace = await startTrace(page);
   const opened = await page.evaluate(async p => {
     const t0 = performance.now();
@@ -298,6 +299,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
     .toBe(0);
   const allMs = await page.evaluate(t0 => Math.round(performance.now() - t0), opened);
   const openTasks = await stopLongTasks(page);
+  await stopProfile(openProfile, 'open');
   await stopTrace(openTrace, 'open');
   console.log(
     `bench open: newest messages and their pictures on screen ${openMs} ms after the open command, everything rendered at ${allMs} ms; ${describe(openTasks)}`
