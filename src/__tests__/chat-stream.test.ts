@@ -53,6 +53,22 @@ describe('SseDecoder', () => {
     expect(decodeAll(rechunk([crlf], [1]))).toEqual(['{"x":\n1}', '[DONE]']);
   });
 
+  it('finds the same payloads in an LF-only stream (its fast path) at every split point', () => {
+    const lf = [
+      ': keep-alive comment\n\n',
+      'event: message\nid: 7\ndata: {"a":1}\n\n\n',
+      'data: first line\ndata: second line\n\n',
+      'data:no-space\n\n\n\n',
+      'data:  two spaces\n\n',
+      DONE
+    ].join('');
+    const payloads = ['{"a":1}', 'first line\nsecond line', 'no-space', ' two spaces', '[DONE]'];
+    for (let cut = 0; cut <= lf.length; cut++) {
+      expect(decodeAll([lf.slice(0, cut), lf.slice(cut)])).toEqual(payloads);
+    }
+    expect(decodeAll(rechunk([lf], [1]))).toEqual(payloads);
+  });
+
   it('keeps a last event that lacks its blank line until flush', () => {
     const decoder = new SseDecoder();
     expect(decoder.push('data: {"tail":true}')).toEqual([]);

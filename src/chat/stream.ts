@@ -24,6 +24,47 @@ export class SseDecoder {
   /** Feed text; returns the complete `data` payloads it finished. */
   push(text: string): string[] {
     this._buffer += text;
+    // Servers end lines with LF: then events are found by position, without copying the buffer
+    // per event. A 2 MB reply in one-character events is 200,000 events, and a network read can
+    // hold thousands of them, all handled in one task (issue 11.9).
+    return this._buffer.includes('\r') ? this._pushAnyLineEnds() : this._pushLf();
+  }
+
+  private _pushLf(): string[] {
+    const buffer = this._buffer;
+    const payloads: string[] = [];
+    let position = 0;
+    for (;;) {
+      const end = buffer.indexOf('\n\n', position);
+      if (end < 0) {
+        break;
+      }
+      const event = buffer.slice(position, end);
+      if (!event.includes('\n')) {
+        if (event.startsWith('data:')) {
+          payloads.push(event.slice(event.charCodeAt(5) === 32 ? 6 : 5));
+        }
+      } else {
+        const data = event
+          .split('\n')
+          .filter(line => line.startsWith('data:'))
+          .map(line => line.slice(5).replace(/^ /, ''));
+        if (data.length) {
+          payloads.push(data.join('\n'));
+        }
+      }
+      // As below: the blank line, and at most one more, end the event.
+      position = end + 2;
+      if (buffer.charCodeAt(position) === 10) {
+        position += 1;
+      }
+    }
+    this._buffer = position ? buffer.slice(position) : buffer;
+    return payloads;
+  }
+
+  /** Any mix of CRLF, CR and LF line ends. */
+  private _pushAnyLineEnds(): string[] {
     const payloads: string[] = [];
     let end: number;
     while ((end = this._nextEventEnd()) >= 0) {
@@ -95,6 +136,8 @@ export const MAX_WRITING_CALLS = 16;
 
 /** The delta fields servers stream reasoning in, apart from the answer. */
 export type ReasoningField = 'reasoning_content' | 'reasoning';
+
+const REASONING_FIELDS: ReadonlyArray<ReasoningField> = ['reasoning_content', 'reasoning'];
 
 /**
  * Accumulates Chat Completions chunks. Text passes through the `<think>` splitter and then the
@@ -206,7 +249,7 @@ export class ChatStreamAccumulator {
         : isRecord(choice.message)
           ? choice.message
           : {};
-      for (const field of ['reasoning_content', 'reasoning'] as const) {
+      for (const field of REASONING_FIELDS) {
         const value = delta[field];
         if (typeof value === 'string' && value) {
           this._reasoning += value;

@@ -127,6 +127,9 @@ export class AssistantMessageView {
   private readonly _footer: HTMLElement;
   private _thinking: HTMLElement | null = null;
   private _message: AssistantMessage;
+  /** What `update` showed last (entries are replaced, never changed in place). */
+  private _shown: AssistantMessage | null = null;
+  private _live = false;
 
   constructor(
     message: AssistantMessage,
@@ -152,8 +155,17 @@ export class AssistantMessageView {
     this._bubble.append(this._markdown.node, this._footer);
   }
 
-  /** Show the message as it is now. */
+  /**
+   * Show the message as it is now. The chat calls this for every message on every render; a
+   * message that did not change (the same stored object, as live as before) is left untouched, so
+   * a change at the end of a 1,000-message chat writes nothing into the other 999.
+   */
   update(message: AssistantMessage, live: boolean): void {
+    if (message === this._shown && live === this._live) {
+      return;
+    }
+    this._shown = message;
+    this._live = live;
     this._message = message;
     const { trans } = this._actions;
     this._bubble.dataset.status = live ? 'streaming' : message.status;

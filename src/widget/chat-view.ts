@@ -14,7 +14,11 @@ import { buildChatItems, countDuplicateIds, type ChatItem } from '../chat/cards'
 import type { ChatSession } from '../chat/session';
 import type { AssistantMessage } from '../tools/transcript';
 import type { CardRenderContext, CardRendererRegistry } from './card-renderers';
+import { renderEmptyState } from './chat-empty';
+import { EndFollower } from './chat-follow';
 import { AssistantMessageView, renderUserMessage, type MessageActions } from './chat-items';
+import { placeInChunks } from './chat-chunks';
+import { baseKey, endSignature, signatureOf } from './chat-keys';
 import { isVisionTool } from '../tools/vision';
 import { Composer } from './composer';
 import { LazyRenderer } from './lazy-render';
@@ -34,38 +38,6 @@ export interface ChatViewOptions {
   allowRemoteImages(): boolean;
 }
 
-/** How close to the end (px) still counts as "at the end". */
-const FOLLOW_SLACK_PX = 48;
-
-function baseKey(item: ChatItem): string {
-  switch (item.kind) {
-    case 'user':
-    case 'assistant':
-      return `${item.kind}:${item.message.id}`;
-    case 'tool':
-      return `tool:${item.messageId}:${item.call.id}`;
-    case 'unreadable':
-      return `unreadable:${item.entry.index}`;
-    case 'orphan-result':
-      return `orphan:${item.message.id}`;
-  }
-}
-
-function signatureOf(item: ChatItem, views: string): string {
-  switch (item.kind) {
-    case 'user':
-      return item.message.content;
-    case 'assistant':
-      return 'assistant'; // updated in place
-    case 'tool':
-      return `${item.state}|${item.result?.content ?? ''}|${views}|${item.bytes ?? ''}`;
-    case 'unreadable':
-      return item.entry.reason;
-    case 'orphan-result':
-      return item.message.content;
-  }
-}
-
 /** The chat view of one session. */
 export class ChatView extends Widget {
   private readonly _scroller: HTMLElement;
@@ -80,10 +52,9 @@ export class ChatView extends Widget {
     { element: HTMLElement; signature: string; assistant?: AssistantMessageView }
   >();
   private readonly _actions: MessageActions;
+  private readonly _follower: EndFollower;
   private _frame = 0;
-  private _settleFrame = 0;
-  private _follow = true;
-  private _lastHeight = 0;
+  private _end = '';
 
   constructor(private readonly _options: ChatViewOptions) {
     super();
@@ -96,12 +67,13 @@ export class ChatView extends Widget {
     this._messages.setAttribute('role', 'log');
     this._messages.setAttribute('aria-live', 'polite');
     this._scroller.append(this._messages);
-    this._lazy = new LazyRenderer(this._scroller, () => this._settleSoon());
+    this._lazy = new LazyRenderer(this._scroller, () => this._follower.changed());
     this._jump = document.createElement('button');
     this._jump.type = 'button';
     this._jump.className = 'jp-FigureChat-jump jp-mod-styled';
     this._jump.textContent = trans.__('↓ Jump to latest');
     this._jump.hidden = true;
+    this._follower = new EndFollower(this._scroller, this._messages, this._jump);
     this._notice = document.createElement('div');
     this._notice.className = 'jp-FigureChat-notice';
     this._notice.hidden = true;
@@ -148,9 +120,7 @@ export class ChatView extends Widget {
 
   /** Show the newest message and follow the conversation again. */
   scrollToLatest(): void {
-    this._follow = true;
-    this._jump.hidden = true;
-    this._scroller.scrollTop = this._scroller.scrollHeight;
+    this._follower.scrollToLatest();
   }
 
   /**
@@ -186,25 +156,7 @@ export class ChatView extends Widget {
   }
 
   handleEvent(event: Event): void {
-    if (event.type === 'wheel') {
-      // Scrolling up is the reader leaving the end, even while the answer grows under them.
-      if ((event as WheelEvent).deltaY < 0) {
-        this._follow = false;
-      }
-    } else if (event.type === 'scroll') {
-      const distance =
-        this._scroller.scrollHeight - this._scroller.scrollTop - this._scroller.clientHeight;
-      // A scroll caused by content growing below is not the reader leaving the end.
-      if (this._scroller.scrollHeight === this._lastHeight || distance < FOLLOW_SLACK_PX) {
-        this._follow = distance < FOLLOW_SLACK_PX;
-      }
-      this._lastHeight = this._scroller.scrollHeight;
-      if (this._follow) {
-        this._jump.hidden = true;
-      }
-    } else if (event.type === 'click' && event.currentTarget === this._jump) {
-      this.scrollToLatest();
-    } else if (event.type === 'keydown') {
+    if (event.type === 'keydown') {
       const key = event as KeyboardEvent;
       if (key.key === 'Escape' && this.session.busy) {
         key.preventDefault();
@@ -214,13 +166,10 @@ export class ChatView extends Widget {
   }
 
   protected onAfterAttach(): void {
-    this._scroller.addEventListener('scroll', this);
-    this._scroller.addEventListener('wheel', this, { passive: true });
-    this._jump.addEventListener('click', this);
+    this._follower.attach();
     this.node.addEventListener('keydown', this);
     this._composer.attachListeners();
     this._render();
-    this._settle();
   }
 
   protected onAfterShow(): void {
@@ -229,9 +178,7 @@ export class ChatView extends Widget {
   }
 
   protected onBeforeDetach(): void {
-    this._scroller.removeEventListener('scroll', this);
-    this._scroller.removeEventListener('wheel', this);
-    this._jump.removeEventListener('click', this);
+    this._follower.detach();
     this.node.removeEventListener('keydown', this);
     this._composer.detachListeners();
   }
@@ -241,7 +188,7 @@ export class ChatView extends Widget {
       return;
     }
     cancelAnimationFrame(this._frame);
-    cancelAnimationFrame(this._settleFrame);
+    this._follower.dispose();
     this._queue.dispose();
     this._lazy.dispose();
     this._composer.dispose();
@@ -274,31 +221,6 @@ export class ChatView extends Widget {
       return;
     }
     this.session.retry(user, message);
-  }
-
-  /**
-   * Settle once before the next frame, however many messages rendered in this task: reading the
-   * height lays out the whole chat, which for a long conversation costs more than a render.
-   */
-  private _settleSoon(): void {
-    if (!this._settleFrame) {
-      this._settleFrame = requestAnimationFrame(() => {
-        this._settleFrame = 0;
-        if (!this.isDisposed) {
-          this._settle();
-        }
-      });
-    }
-  }
-
-  /** After the content grew: stay at the end when following, else offer the jump. */
-  private _settle(): void {
-    if (this._follow) {
-      this._scroller.scrollTop = this._scroller.scrollHeight;
-    } else if (this._scroller.scrollHeight > this._lastHeight) {
-      this._jump.hidden = false;
-    }
-    this._lastHeight = this._scroller.scrollHeight;
   }
 
   private _schedule(): void {
@@ -390,38 +312,15 @@ export class ChatView extends Widget {
       }
     }
     if (!items.length) {
-      elements.push(this._emptyState());
+      elements.push(renderEmptyState(trans, prompt => this._composer.fill(prompt)));
     }
-    const current = Array.from(this._messages.children);
-    if (current.length !== elements.length || current.some((child, i) => child !== elements[i])) {
-      this._messages.replaceChildren(...elements);
+    placeInChunks(this._messages, elements);
+    const end = endSignature(items);
+    if (end !== this._end) {
+      this._end = end;
+      this._follower.newAtEnd();
     }
-    this._settle();
-  }
-
-  private _emptyState(): HTMLElement {
-    const { trans } = this._options;
-    const empty = document.createElement('div');
-    empty.className = 'jp-FigureChat-empty';
-    const intro = document.createElement('p');
-    intro.textContent = trans.__(
-      'Ask the model about this notebook: it can read the cells, draw figures and look at pictures. The conversation is saved in the notebook.'
-    );
-    empty.append(intro);
-    const prompts = [
-      trans.__('Summarise what this notebook does, cell by cell.'),
-      trans.__('Draw a diagram of the data flow in this notebook.'),
-      trans.__('Look at the first image output and describe what it shows.')
-    ];
-    for (const prompt of prompts) {
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'jp-FigureChat-examplePrompt';
-      button.textContent = prompt;
-      button.onclick = () => this._composer.fill(prompt);
-      empty.append(button);
-    }
-    return empty;
+    this._follower.changed();
   }
 
   private _renderItem(
@@ -441,7 +340,7 @@ export class ChatView extends Widget {
           queue: this._queue,
           trans,
           allowRemoteImages: () => this._options.allowRemoteImages(),
-          onRendered: () => this._settleSoon()
+          onRendered: () => this._follower.changed()
         });
         return { element: assistant.node, signature, assistant };
       }

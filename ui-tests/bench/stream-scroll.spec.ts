@@ -8,7 +8,15 @@ import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { chat, openChat, SETTINGS } from '../tests/helpers';
 import { benchNotebook } from './conversation';
 
-test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
+// No Playwright trace: its recorder snapshots the whole DOM on every action and expect poll, which
+// in a 1,000-message chat is seconds of main-thread work no reader pays for.
+test.use({
+  mockSettings: SETTINGS,
+  kernels: null,
+  sessions: null,
+  terminals: null,
+  trace: 'off'
+});
 
 const SIZE = { messages: 1000, figures: 100, views: 20 };
 
@@ -83,6 +91,127 @@ async function stopProfile(profiler: Profiler | null, label: string): Promise<vo
   );
 }
 
+type Tracer = Profiler;
+
+/** What the main thread did inside long tasks, as the browser's timeline names it. */
+const TRACED = new Set([
+  'FunctionCall',
+  'TimerFire',
+  'FireAnimationFrame',
+  'EventDispatch',
+  'UpdateLayoutTree',
+  'Layout',
+  'PrePaint',
+  'Paint',
+  'Layerize',
+  'HitTest',
+  'IntersectionObserverController::computeIntersections',
+  'RunMicrotasks',
+  'MinorGC',
+  'MajorGC',
+  'V8.GC_MARK_COMPACTOR',
+  'ParseHTML'
+]);
+
+/** FIGURE_CHAT_BENCH_TRACE=1: record the browser's timeline (CDP Tracing). */
+async function startTrace(page: IJupyterLabPageFixture): Promise<Tracer | null> {
+  if (!process.env.FIGURE_CHAT_BENCH_TRACE) {
+    return null;
+  }
+  const tracer = await page.context().newCDPSession(page.mainFrame());
+  await tracer.send('Tracing.start', {
+    traceConfig: {
+      recordMode: 'recordContinuously',
+      includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8']
+    },
+    transferMode: 'ReportEvents'
+  });
+  return tracer;
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  tid: number;
+  args?: { data?: { functionName?: string; url?: string; lineNumber?: number } };
+}
+
+/**
+ * Print, for tasks over 50 ms, the time (inclusive, ms) of each kind of work inside them, and the
+ * script functions they called: where the long tasks come from.
+ */
+async function stopTrace(tracer: Tracer | null, label: string): Promise<void> {
+  if (!tracer) {
+    return;
+  }
+  const events: TraceEvent[] = [];
+  // The protocol types events as string maps; they are JSON with numbers and nested args.
+  tracer.on('Tracing.dataCollected', data =>
+    events.push(...(JSON.parse(JSON.stringify(data.value)) as TraceEvent[]))
+  );
+  const done = new Promise(resolve => tracer.once('Tracing.tracingComplete', resolve));
+  await tracer.send('Tracing.end');
+  await done;
+  await tracer.detach();
+  const tasks = events.filter(e => e.ph === 'X' && e.name === 'RunTask' && (e.dur ?? 0) > 50000);
+  const byKind = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  for (const task of tasks) {
+    const end = task.ts + (task.dur ?? 0);
+    for (const e of events) {
+      if (e.tid !== task.tid || e.ph !== 'X' || e.ts < task.ts || e.ts >= end || !e.dur) {
+        continue;
+      }
+      if (TRACED.has(e.name)) {
+        byKind.set(e.name, (byKind.get(e.name) ?? 0) + e.dur / 1000);
+      }
+      const data = e.args?.data;
+      if (e.name === 'FunctionCall' && data) {
+        const name = `${data.functionName || '(anonymous)'} ${data.url?.split('/').pop()?.slice(0, 30) ?? ''}:${data.lineNumber ?? 0}`;
+        byFunction.set(name, (byFunction.get(name) ?? 0) + e.dur / 1000);
+      }
+    }
+  }
+  const top = (map: Map<string, number>, n: number): string =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, ms]) => `${name} ${Math.round(ms)}`)
+      .join('; ');
+  // The three longest tasks, each by what ran at its top level.
+  const longest = [...tasks]
+    .sort((a, b) => (b.dur ?? 0) - (a.dur ?? 0))
+    .slice(0, 3)
+    .map(task => {
+      const end = task.ts + (task.dur ?? 0);
+      const inside = events
+        .filter(
+          e => e !== task && e.tid === task.tid && e.ph === 'X' && e.ts >= task.ts && e.ts < end
+        )
+        .sort((a, b) => a.ts - b.ts);
+      const parts: Array<[string, number]> = [];
+      let covered = 0;
+      for (const e of inside) {
+        if (e.ts >= covered && e.dur) {
+          covered = e.ts + e.dur;
+          const fn = e.args?.data?.functionName;
+          parts.push([`${e.name}${fn ? `(${fn})` : ''}`, e.dur / 1000]);
+        }
+      }
+      const shown = parts
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 4)
+        .map(([name, ms]) => `${name} ${Math.round(ms)}`)
+        .join(', ');
+      return `${Math.round((task.dur ?? 0) / 1000)} ms [${shown}]`;
+    });
+  console.log(
+    `bench ${label} trace: ${tasks.length} tasks > 50 ms; longest ${longest.join('; ')}; inside them (ms): ${top(byKind, 12)}; script entry points: ${top(byFunction, 10)}`
+  );
+}
+
 function describe(tasks: LongTasks): string {
   return `${tasks.count} long tasks, ${tasks.totalMs} ms in total, longest ${tasks.longestMs} ms`;
 }
@@ -133,6 +262,8 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
 
   // Open: from the open command to the newest messages on screen with their pictures.
   await startLongTasks(page);
+  const openProfile = await startProfile(page);
+  const openTrace = await startTrace(page);
   const opened = await page.evaluate(async p => {
     const t0 = performance.now();
     await window.jupyterapp.commands.execute('docmanager:open', { path: p });
@@ -168,6 +299,8 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
     .toBe(0);
   const allMs = await page.evaluate(t0 => Math.round(performance.now() - t0), opened);
   const openTasks = await stopLongTasks(page);
+  await stopProfile(openProfile, 'open');
+  await stopTrace(openTrace, 'open');
   console.log(
     `bench open: newest messages and their pictures on screen ${openMs} ms after the open command, everything rendered at ${allMs} ms; ${describe(openTasks)}`
   );
@@ -175,6 +308,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
   // Scroll: top to bottom, 120 px a frame, as a fast wheel does; frame intervals from rAF.
   await startLongTasks(page);
   const scrollProfile = await startProfile(page);
+  const scrollTrace = await startTrace(page);
   const frames = await page.evaluate(async () => {
     const scroller = document.querySelector(
       '#jp-figure-chat-sidebar .jp-FigureChat-view:not(.lm-mod-hidden) .jp-FigureChat-scroller'
@@ -215,6 +349,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
   });
   const scrollTasks = await stopLongTasks(page);
   await stopProfile(scrollProfile, 'scroll');
+  await stopTrace(scrollTrace, 'scroll');
   console.log(
     `bench scroll: ${frames.frames} frames over ${frames.height} px in ${frames.seconds.toFixed(1)} s; frame interval median ${frames.median.toFixed(1)} ms, p95 ${frames.p95.toFixed(1)} ms, worst ${Math.round(frames.worst)} ms, ${frames.over50} frames > 50 ms; ${describe(scrollTasks)}`
   );
@@ -244,6 +379,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
     return performance.now();
   });
   const streamProfile = await startProfile(page);
+  const streamTrace = await startTrace(page);
   await input.press('Enter');
   await expect(chat(page).locator('.jp-FigureChat-send')).toHaveText('Stop');
   await expect(chat(page).locator('.jp-FigureChat-send')).toHaveText('Send', { timeout: 240000 });
@@ -267,6 +403,7 @@ test('1,000 messages with 100 figures: open, scroll, stream a 2 MB reply', async
   }, sent);
   const streamTasks = await stopLongTasks(page);
   await stopProfile(streamProfile, 'stream');
+  await stopTrace(streamTrace, 'stream');
   console.log(
     `bench stream: 2 MB reply in 1-character deltas over ${stream.seconds.toFixed(1)} s; ${describe(streamTasks)}; ${stream.blocks} Markdown blocks shown, ${stream.added} block elements added in all (first block kept: ${stream.firstKept}); ${stream.plain} ${stream.error}`
   );

@@ -42,7 +42,7 @@ for (const [script, kind] of [
     await expect.poll(() => writtenKb(writing)).toBeGreaterThanOrEqual(first + 1);
     // It sits right after the answer's text, where the figure will be.
     const order = () =>
-      view.locator('.jp-FigureChat-messages > *').evaluateAll(nodes =>
+      view.locator('.jp-FigureChat-chunk > *').evaluateAll(nodes =>
         nodes.map(node =>
           node.classList.contains('jp-FigureChat-entry-mod-assistant')
             ? 'answer'
