@@ -45,6 +45,18 @@ export type ReplyOutcome =
  */
 export const WRITING_STEP_BYTES = 100;
 
+/**
+ * The longest stretch of stream events handled without giving the browser a turn. One network read
+ * can hold thousands of events (a fast server, a slow tab); handled in one go they made a task of
+ * up to 0.9 s in `ui-tests/bench/stream-scroll.spec.ts`.
+ */
+export const STREAM_SLICE_MS = 12;
+
+/** Let the browser paint and handle input before the next slice of events. */
+function yieldToBrowser(): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, 0));
+}
+
 /** What about the calls being written is worth telling the chat: which, and their size in steps. */
 function writingKey(writing: ReadonlyArray<WritingToolCall>): string {
   return writing
@@ -78,23 +90,40 @@ export async function streamReply(
   let error: string | undefined;
   let aborted = false;
   let shownWriting = '';
+  let unshown = false;
+  // The conversation hears of new text once per read (or slice), not per event: each update is a
+  // change signal, a render request and a persistence check.
+  const show = (): void => {
+    if (unshown) {
+      unshown = false;
+      conversation.update(id, {
+        content: accumulator.visible,
+        ...(accumulator.reasoning ? { reasoning: accumulator.reasoning } : {})
+      });
+    }
+    const writing = accumulator.writing;
+    const key = writingKey(writing);
+    if (key !== shownWriting) {
+      shownWriting = key;
+      conversation.setLive({ streamingId: id, writing });
+    }
+  };
   try {
     for await (const text of deps.transport(deps.settings.endpoint, request.body, signal)) {
+      let sliceStart = performance.now();
       for (const payload of decoder.push(text)) {
         const thought = accumulator.reasoning.length;
         if (accumulator.push(payload) || accumulator.reasoning.length !== thought) {
-          conversation.update(id, {
-            content: accumulator.visible,
-            ...(accumulator.reasoning ? { reasoning: accumulator.reasoning } : {})
-          });
+          unshown = true;
         }
-        const writing = accumulator.writing;
-        const key = writingKey(writing);
-        if (key !== shownWriting) {
-          shownWriting = key;
-          conversation.setLive({ streamingId: id, writing });
+        if (performance.now() - sliceStart > STREAM_SLICE_MS) {
+          show();
+          await yieldToBrowser();
+          signal.throwIfAborted();
+          sliceStart = performance.now();
         }
       }
+      show();
       if (accumulator.visible.length + accumulator.reasoning.length > MAX_ANSWER_CHARS) {
         throw new ModelStreamError(
           `The model kept writing past ${MAX_ANSWER_CHARS.toLocaleString()} characters, so the answer was stopped. Ask for something shorter or lower the temperature.`
