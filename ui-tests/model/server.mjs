@@ -405,6 +405,37 @@ const server = createServer(async (req, res) => {
     await stream(res, deltas, 150);
     return;
   }
+  if (name === 'svg-stall') {
+    // A call that starts and never finishes: the stream stays open after the first parts of a
+    // present_svg call until the client closes it, so Stop always lands while the call is being
+    // written, however loaded the machine (svg-slow's whole call could arrive before a late Stop).
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+    let open = true;
+    res.on('close', () => (open = false));
+    const chunk = delta =>
+      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+    res.write(chunk({ content: 'Drawing sixty dots.' }));
+    res.write(
+      chunk({
+        tool_calls: [
+          {
+            index: 0,
+            id: 'call_stall',
+            type: 'function',
+            function: { name: 'present_svg', arguments: '' }
+          }
+        ]
+      })
+    );
+    const partial =
+      '{"alt": "Never finished", "svg": "<svg xmlns=\\"http://www.w3.org/2000/svg\\" width=\\"10\\"';
+    for (const part of partial.match(/[\s\S]{1,20}/g)) {
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
+    }
+    for (let waited = 0; open && waited < 120000; waited += 100) await sleep(100);
+    if (open) res.end();
+    return;
+  }
   if (name === 'stream-2mb') {
     // The browser benchmark (bench/stream-scroll.spec.ts): a 2 MB Markdown answer, one character
     // per SSE event. Events are written in batches (one TCP write each, waiting for the socket to

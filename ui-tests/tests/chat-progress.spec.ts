@@ -71,7 +71,7 @@ test('Stop while a call is written drops its card and keeps the answer, interrup
   await page.notebook.createNew('stop-writing.ipynb');
   await openChat(page);
   const view = chat(page);
-  await view.locator('.jp-FigureChat-input').fill('[script:svg-slow] draw dots');
+  await view.locator('.jp-FigureChat-input').fill('[script:svg-stall] draw dots');
   await view.locator('.jp-FigureChat-input').press('Enter');
   const writing = view.locator('.jp-FigureChat-toolCard[data-state="writing"]');
   await expect(writing).toContainText('writing figure…');

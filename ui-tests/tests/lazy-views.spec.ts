@@ -70,12 +70,16 @@ test('a long conversation opens at the newest message and draws its newest views
   });
   await expect(view.locator('.jp-FigureChat-figure-image-mod-svg')).toHaveCount(FIGURES);
   await expect(view.locator('.jp-FigureChat-lazy')).toHaveCount(0);
-  // Newest first: the chat opens at the end of the conversation.
+  // Newest first: the chat opens at the end of the conversation, and the newest call is drawn
+  // alone before the rest, which may share requests (views of one picture version and record
+  // arrive together, so their order among themselves is the page's).
   const order = await page.evaluate(
     () => (window as unknown as { readyOrder: string[] }).readyOrder
   );
-  expect(order).toEqual(Array.from({ length: VIEWS }, (_, i) => `v${VIEWS - i}`));
-  expect(renders).toHaveLength(VIEWS);
+  expect(order[0]).toBe(`v${VIEWS}`);
+  expect([...order].sort()).toEqual(Array.from({ length: VIEWS }, (_, i) => `v${i + 1}`));
+  expect(renders.length).toBeGreaterThanOrEqual(2);
+  expect(renders.length).toBeLessThanOrEqual(VIEWS);
   // Scrolled up to it, the oldest figure is there, drawn.
   const first = view.locator('.jp-FigureChat-figure-image-mod-svg').first();
   await first.scrollIntoViewIfNeeded();
