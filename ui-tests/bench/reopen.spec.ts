@@ -130,9 +130,9 @@ test('reopen a 200-message conversation with 40 figures and 20 views', async ({
     const times = await measuring;
     await stopProfile(profiler, label);
     const renders = await page.evaluate(after => {
-      const entries = performance
-        .getEntriesByType('resource')
-        .filter(entry => entry.startTime >= after && /figure-chat\/render/.test(entry.name));
+      const entries = (
+        performance.getEntriesByType('resource') as PerformanceResourceTiming[]
+      ).filter(entry => entry.startTime >= after && /figure-chat\/render/.test(entry.name));
       return {
         count: entries.length,
         first: entries.length ? Math.min(...entries.map(entry => entry.startTime)) - after : 0,

@@ -7,6 +7,7 @@ import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
 import { chat, openChat, SETTINGS } from '../tests/helpers';
 import { benchNotebook } from './conversation';
+import { startProfile, stopProfile } from './profile';
 
 // No Playwright trace: its recorder snapshots the whole DOM on every action and expect poll, which
 // in a 1,000-message chat is seconds of main-thread work no reader pays for.
@@ -56,40 +57,7 @@ async function stopLongTasks(page: IJupyterLabPageFixture): Promise<LongTasks> {
   });
 }
 
-type Profiler = Awaited<ReturnType<ReturnType<IJupyterLabPageFixture['context']>['newCDPSession']>>;
-
-/** FIGURE_CHAT_BENCH_PROFILE=1: sample the main thread (CPU profile over CDP). */
-async function startProfile(page: IJupyterLabPageFixture): Promise<Profiler | null> {
-  if (!process.env.FIGURE_CHAT_BENCH_PROFILE) {
-    return null;
-  }
-  const profiler = await page.context().newCDPSession(page.mainFrame());
-  await profiler.send('Profiler.enable');
-  await profiler.send('Profiler.setSamplingInterval', { interval: 1000 });
-  await profiler.send('Profiler.start');
-  return profiler;
-}
-
-/** Print where the main thread spent its time: self time by function, the top 15. */
-async function stopProfile(profiler: Profiler | null, label: string): Promise<void> {
-  if (!profiler) {
-    return;
-  }
-  const { profile } = await profiler.send('Profiler.stop');
-  await profiler.detach();
-  const self = new Map<string, number>();
-  const byId = new Map(profile.nodes.map(node => [node.id, node]));
-  const deltas = profile.timeDeltas ?? [];
-  (profile.samples ?? []).forEach((id, i) => {
-    const frame = byId.get(id)?.callFrame;
-    const name = `${frame?.functionName || '(anonymous)'} ${frame?.url.split('/').pop() ?? ''}:${frame?.lineNumber ?? 0}`;
-    self.set(name, (self.get(name) ?? 0) + (deltas[i] ?? 0) / 1000);
-  });
-  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
-  console.log(
-    `bench ${label} profile (self ms): ${top.map(([name, ms]) => `${name} ${Math.round(ms)}`).join('; ')}`
-  );
-}
+type Profiler = NonNullable<Awaited<ReturnType<typeof startProfile>>>;
 
 type Tracer = Profiler;
 
