@@ -85,6 +85,10 @@ class VisionCore:
     :meth:`_setup` before opening its comm.
     """
 
+    #: The side of the preview the view paints first, if it shows one (the widget sets it): the
+    #: figure program starts making it as soon as it has the picture, ahead of the request.
+    _quick_preview_side: int | None = None
+
     def _setup(self, picture: Any, address: str | None) -> None:
         source = picture_source(picture, address)
         self._source = source
@@ -99,6 +103,8 @@ class VisionCore:
         header: dict[str, Any] = {"op": "picture", "address": placeholder}
         if source.raw is not None:
             header["raw"] = source.raw
+        if self._quick_preview_side is not None:
+            header["quickPreview"] = self._quick_preview_side
         answer, encoded = figure_program().request(header, source.data)
         self.address: str = source.address or f"{source.kind}-{answer['sha256'][:12]}"
         self.sha256: str = answer["sha256"]

@@ -99,6 +99,8 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
     #: A message the view shows when the kernel refused an edit (cleared by the next edit).
     _problem = Unicode().tag(sync=True)
 
+    _quick_preview_side = QUICK_PREVIEW_SIDE
+
     def __init__(self, picture: Any, *, address: str | None = None, **kwargs: Any):
         self._display_id = f"figure-chat-{uuid.uuid4().hex}"
         self._displayed = False

@@ -4,9 +4,11 @@ tools' own validation before ``v.marks`` takes it, and assignments reach the syn
 from __future__ import annotations
 
 import asyncio
+import io
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from jupyterlab_figure_chat import Vision, VisionArgumentError
 
@@ -213,6 +215,45 @@ def test_a_big_picture_paints_from_a_quick_preview_first(kernel):
     ]
     # A JPEG of a few kilobytes: quick to send and to decode in the browser.
     assert kinds[1][3] < 20_000
+
+
+def test_a_photo_stored_on_its_side_previews_upright(kernel):
+    """A phone photo stored on its side (EXIF orientation 6) is previewed the way it is shown and
+    measured, as its marks are placed: red above, blue below, not turned and stretched."""
+    client = kernel
+    code = (
+        "import numpy as np\n"
+        "import os, tempfile\n"
+        "from PIL import Image\n"
+        "from jupyterlab_figure_chat import Vision\n"
+        "path = os.path.join(tempfile.mkdtemp(), 'turned.jpg')\n"
+        # Stored 4000×3000, left half red, right half blue; shown turned a quarter clockwise:
+        # 3000×4000, red on top.
+        "stored = np.zeros((3000, 4000, 3), np.uint8)\n"
+        "stored[:, :2000] = (220, 30, 30)\n"
+        "stored[:, 2000:] = (30, 30, 220)\n"
+        "exif = Image.Exif()\n"
+        "exif[0x0112] = 6\n"
+        "Image.fromarray(stored).save(path, exif=exif)\n"
+        "Vision(path)"
+    )
+    seen: list[dict] = []
+    reply = client.execute_interactive(code, timeout=120, output_hook=seen.append)
+    assert reply["content"]["status"] == "ok"
+    previews = [
+        msg
+        for msg in seen
+        if msg["msg_type"] == "comm_msg" and msg["content"]["data"].get("method") == "custom"
+    ]
+    sizes = [(m["content"]["data"]["content"]["width"], m["content"]["data"]["content"]["height"]) for m in previews]
+    assert sizes == [(375, 500), (1200, 1600)]
+    for msg, (width, height) in zip(previews, sizes):
+        image = Image.open(io.BytesIO(msg["buffers"][0])).convert("RGB")
+        assert image.size == (width, height)
+        top = image.getpixel((width * 4 // 5, height // 10))
+        bottom = image.getpixel((width // 5, height * 9 // 10))
+        assert top[0] > 150 and top[2] < 100, top
+        assert bottom[2] > 150 and bottom[0] < 100, bottom
 
 
 def test_the_kernel_answers_the_chats_writes_and_refuses_with_the_tools_message(kernel):

@@ -35,6 +35,7 @@ import {
   type Picture
 } from './pictures';
 import { kernelToolHost, renderStored, type StoredView } from './kernel-host';
+import { keepQuickPreview, preview, PREVIEW_MAX_SIDE, startQuickPreview } from './kernel-preview';
 import { checkSvg } from './svg';
 import { resvgOptions } from './svg-fonts';
 
@@ -42,9 +43,6 @@ import { resvgOptions } from './svg-fonts';
 export const FIGURE_PNG_MAX_PIXELS = 4_000_000;
 
 export { STORED_PNG_COMPRESSION_LEVEL } from './kernel-host';
-
-/** Longest side of the preview the widget draws marks over. */
-export const PREVIEW_MAX_SIDE = 1600;
 
 /** What a request asked for that could not be done; `type` says which Python exception to raise. */
 export class KernelOpError extends Error {
@@ -80,7 +78,12 @@ const RawLayout = z.object({
 
 const Requests = {
   figure: z.object({ svg: z.unknown(), alt: z.unknown() }),
-  picture: z.object({ address: z.string().min(1).max(4096), raw: RawLayout.optional() }),
+  picture: z.object({
+    address: z.string().min(1).max(4096),
+    raw: RawLayout.optional(),
+    // The side of the quick preview the widget will ask for next: started now (./kernel-preview).
+    quickPreview: z.number().int().min(64).max(PREVIEW_MAX_SIDE).optional()
+  }),
   preview: z.object({
     picture: PictureRef,
     maxSide: z.number().int().min(64).max(PREVIEW_MAX_SIDE).optional()
@@ -225,41 +228,27 @@ async function picture(
     );
   }
   const header = await readHeader(bytes, body.address);
+  // Started before the hash: its decode (sharp's threads) overlaps the hashing (this thread), then
+  // the widget's opening in the kernel, and the widget's `preview` request takes it.
+  const quick =
+    body.quickPreview === undefined
+      ? undefined
+      : startQuickPreview({ bytes, width: header.width, height: header.height }, body.quickPreview);
   const digest = sha256(bytes);
+  if (quick && body.quickPreview !== undefined) {
+    keepQuickPreview(digest, body.quickPreview, quick);
+  }
   pictures.set(digest, { bytes, ...header });
   return {
-    json: { address: body.address, sha256: digest, ...header, encoded },
+    json: {
+      address: body.address,
+      sha256: digest,
+      ...header,
+      encoded,
+      quickPreview: quick !== undefined
+    },
     payload: encoded ? bytes : undefined
   };
-}
-
-/**
- * JPEG quality of the preview: it is only the backdrop the marks are drawn over while a person
- * works, never stored, so a modest quality keeps it small on the comm and quick to encode.
- */
-export const PREVIEW_JPEG_QUALITY = 75;
-
-/**
- * `preview { picture }`: a downscaled JPEG the widget draws over, sent to the view as a binary
- * buffer in a custom message (never a synced trait, so no widget state ever stores it). sharp
- * shrinks a JPEG while decoding it (shrink-on-load), so a 4000×3000 picture is never decoded at
- * full size for this. `maxSide` asks for a smaller, quicker one (the first paint's).
- */
-async function preview(body: z.infer<typeof Requests.preview>): Promise<KernelAnswer> {
-  const source = cached(body.picture);
-  const side = body.maxSide ?? PREVIEW_MAX_SIDE;
-  const scale = Math.min(1, side / Math.max(source.width, source.height));
-  const width = Math.max(1, Math.round(source.width * scale));
-  const height = Math.max(1, Math.round(source.height * scale));
-  const jpeg = await sharp(source.bytes, {
-    limitInputPixels: LIMIT_INPUT_PIXELS,
-    failOn: 'warning'
-  })
-    .resize(width, height, { fit: 'fill', fastShrinkOnLoad: true })
-    .flatten({ background: '#ffffff' })
-    .jpeg({ quality: PREVIEW_JPEG_QUALITY })
-    .toBuffer();
-  return { json: { width, height, mime: 'image/jpeg' }, payload: jpeg };
 }
 
 /** The record as `vision_list` tells it: the text fallback of every vision output. */
@@ -378,8 +367,10 @@ export async function runKernelOp(header: unknown, payload: Buffer): Promise<Ker
         return await figure(parse(Requests.figure, op, header));
       case 'picture':
         return await picture(parse(Requests.picture, op, header), payload);
-      case 'preview':
-        return await preview(parse(Requests.preview, op, header));
+      case 'preview': {
+        const body = parse(Requests.preview, op, header);
+        return await preview(cached(body.picture), body.maxSide ?? PREVIEW_MAX_SIDE);
+      }
       case 'vision':
         return await vision(parse(Requests.vision, op, header));
       case 'marks':
