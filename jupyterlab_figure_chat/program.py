@@ -15,6 +15,7 @@ import struct
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from .errors import FigureProgramError, error_from_answer
@@ -114,15 +115,25 @@ def _stderr_tail(process: subprocess.Popen[bytes], stderr: Any) -> str:
         return ""
 
 
-_program: FigureProgram | None = None
-_program_lock = threading.Lock()
+def _started_on_first_use() -> Callable[[], FigureProgram]:
+    """A getter for one figure program, started on its first request and closed at exit."""
+    program: FigureProgram | None = None
+    lock = threading.Lock()
+
+    def get() -> FigureProgram:
+        nonlocal program
+        with lock:
+            if program is None:
+                program = FigureProgram()
+                atexit.register(program.close)
+            return program
+
+    return get
 
 
-def figure_program() -> FigureProgram:
-    """The process-wide figure program (started on first request)."""
-    global _program
-    with _program_lock:
-        if _program is None:
-            _program = FigureProgram()
-            atexit.register(_program.close)
-        return _program
+# The process-wide figure program.
+figure_program = _started_on_first_use()
+
+# A second figure program for re-rendering saved outputs off the kernel's thread: requests to one
+# program are answered one at a time, so sharing it would hold a click's check back.
+background_figure_program = _started_on_first_use()

@@ -24,8 +24,6 @@ displaying widget" for it, and nbconvert and GitHub show the PNG.
 from __future__ import annotations
 
 import asyncio
-import atexit
-import threading
 import time
 import uuid
 from typing import Any
@@ -36,7 +34,7 @@ from traitlets import Dict, Int, Unicode, observe
 
 from .errors import FigureChatError
 from .outputs import BUNDLE_VERSION, FIGURE_MIME, bundle_view, vision_bundle
-from .program import FigureProgram, figure_program
+from .program import background_figure_program
 from .vision import VisionCore
 
 #: Module and version the front end registers its model and view under (src/kernel-bridge).
@@ -58,21 +56,6 @@ EDIT_REFRESH_DELAY = 1.0
 #: at the sharp preview's size, which replaces it moments later.
 QUICK_PREVIEW_SIDE = 500
 PREVIEW_MAX_SIDE = 1600
-
-
-_background: FigureProgram | None = None
-_background_lock = threading.Lock()
-
-
-def _background_program() -> FigureProgram:
-    """A second figure program for re-rendering saved outputs off the kernel's thread: requests
-    to one program are answered one at a time, so sharing it would hold a click's check back."""
-    global _background
-    with _background_lock:
-        if _background is None:
-            _background = FigureProgram()
-            atexit.register(_background.close)
-        return _background
 
 
 class Vision(ipywidgets.DOMWidget, VisionCore):
@@ -280,7 +263,7 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
     def _render_map(self, record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """The saved output's bundle for ``record``, by the background figure program (which is
         sent the picture the first time, or after a restart)."""
-        program = _background_program()
+        program = background_figure_program()
         header = {
             "op": "render",
             "record": record,
