@@ -105,6 +105,19 @@ def test_the_picture_goes_to_the_chat_on_request_over_a_real_kernel_comm(kernel)
     assert hashlib.sha256(bytes(buffer)).hexdigest() == shown["sha256"]
 
 
+def _run_cell(client, code: str) -> list[dict]:
+    """Run a cell on the real kernel and return every message it sent while it ran."""
+    seen: list[dict] = []
+    reply = client.execute_interactive(code, timeout=120, output_hook=seen.append)
+    assert reply["content"]["status"] == "ok"
+    return seen
+
+
+def _is_preview(msg: dict) -> bool:
+    """Whether a kernel message is a preview pushed to the view (a widget custom message)."""
+    return msg["msg_type"] == "comm_msg" and msg["content"]["data"].get("method") == "custom"
+
+
 @pytest.fixture()
 def kernel():
     from jupyter_client.manager import start_new_kernel
@@ -127,15 +140,13 @@ def test_displayed_widget_shows_at_once_then_preview_then_png(kernel):
         "v.mark(['100,100'])\n"
         "v"
     )
-    seen: list[dict] = []
-    reply = client.execute_interactive(code, timeout=120, output_hook=seen.append)
-    assert reply["content"]["status"] == "ok"
+    seen = _run_cell(client, code)
     kinds = []
     for msg in seen:
         kind = msg["msg_type"]
         if kind in ("display_data", "update_display_data"):
             kinds.append((kind, "image/png" in msg["content"]["data"]))
-        elif kind == "comm_msg" and msg["content"]["data"].get("method") == "custom":
+        elif _is_preview(msg):
             kinds.append(("preview", msg["buffers"][0][:2] == b"\xff\xd8"))
     assert kinds == [("display_data", False), ("preview", True), ("update_display_data", True)]
     first = next(m for m in seen if m["msg_type"] == "display_data")["content"]["data"]
@@ -196,15 +207,13 @@ def test_a_big_picture_paints_from_a_quick_preview_first(kernel):
         "Image.fromarray(np.full((3000, 4000, 3), 90, np.uint8)).save(path)\n"
         "Vision(path)"
     )
-    seen: list[dict] = []
-    reply = client.execute_interactive(code, timeout=120, output_hook=seen.append)
-    assert reply["content"]["status"] == "ok"
+    seen = _run_cell(client, code)
     kinds = []
     for msg in seen:
         kind = msg["msg_type"]
         if kind in ("display_data", "update_display_data"):
             kinds.append((kind, "image/png" in msg["content"]["data"]))
-        elif kind == "comm_msg" and msg["content"]["data"].get("method") == "custom":
+        elif _is_preview(msg):
             content = msg["content"]["data"]["content"]
             kinds.append(("preview", content["width"], content["height"], len(msg["buffers"][0])))
     assert [kind[:3] for kind in kinds] == [
@@ -237,14 +246,8 @@ def test_a_photo_stored_on_its_side_previews_upright(kernel):
         "Image.fromarray(stored).save(path, exif=exif)\n"
         "Vision(path)"
     )
-    seen: list[dict] = []
-    reply = client.execute_interactive(code, timeout=120, output_hook=seen.append)
-    assert reply["content"]["status"] == "ok"
-    previews = [
-        msg
-        for msg in seen
-        if msg["msg_type"] == "comm_msg" and msg["content"]["data"].get("method") == "custom"
-    ]
+    seen = _run_cell(client, code)
+    previews = [msg for msg in seen if _is_preview(msg)]
     sizes = [(m["content"]["data"]["content"]["width"], m["content"]["data"]["content"]["height"]) for m in previews]
     assert sizes == [(375, 500), (1200, 1600)]
     for msg, (width, height) in zip(previews, sizes):
