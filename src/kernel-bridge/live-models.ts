@@ -56,48 +56,91 @@ function bytesOf(buffer: unknown): Uint8Array | null {
   return buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : null;
 }
 
+/** One request to the kernel over a widget's comm, and what must be said if it goes unanswered. */
+interface KernelAsk {
+  /** The custom message to send, carrying `request`. */
+  readonly message: Record<string, JSONValue>;
+  /** The `event` of the kernel's answer. */
+  readonly event: string;
+  readonly request: number;
+  readonly signal: AbortSignal;
+  /** The error when the widget closes (its kernel stopped) before the answer. */
+  readonly closed: () => Error;
+  /** How long to wait, and the error when the kernel does not answer in time. */
+  readonly timeout?: { readonly ms: number; readonly error: () => Error };
+}
+
+/**
+ * Send a custom message to the kernel's side of a widget and wait for the answer with the same
+ * `request` number: its content and buffers. Settles once; the listeners go with it.
+ */
+function askKernel(
+  model: DOMWidgetModel,
+  ask: KernelAsk
+): Promise<{ answer: Record<string, unknown>; buffers: unknown }> {
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      model.off('msg:custom', onMessage);
+      model.off('comm:close destroy', onClose);
+      ask.signal.removeEventListener('abort', onAbort);
+    };
+    const onMessage = (content: unknown, buffers: unknown): void => {
+      const answer = (content ?? {}) as Record<string, unknown>;
+      if (answer.event !== ask.event || answer.request !== ask.request) {
+        return;
+      }
+      done();
+      resolve({ answer, buffers });
+    };
+    const onClose = (): void => {
+      done();
+      reject(ask.closed());
+    };
+    const onAbort = (): void => {
+      done();
+      reject(ask.signal.reason);
+    };
+    if (ask.signal.aborted) {
+      reject(ask.signal.reason);
+      return;
+    }
+    const timeout = ask.timeout;
+    const timer = timeout
+      ? setTimeout(() => {
+          done();
+          reject(timeout.error());
+        }, timeout.ms)
+      : undefined;
+    model.on('msg:custom', onMessage);
+    model.once('comm:close destroy', onClose);
+    ask.signal.addEventListener('abort', onAbort);
+    model.send(ask.message, {});
+  });
+}
+
 /**
  * The picture's bytes, asked of the kernel with a custom message (`{method: "picture"}`): the
  * widget carries only a preview, and the full picture crosses the comm only when the chat needs
  * it to draw views.
  */
-function askPicture(model: DOMWidgetModel, request: number, signal: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const done = (): void => {
-      model.off('msg:custom', onMessage);
-      model.off('comm:close destroy', onClose);
-      signal.removeEventListener('abort', onAbort);
-    };
-    const onMessage = (content: unknown, buffers: unknown): void => {
-      const answer = (content ?? {}) as Record<string, unknown>;
-      if (answer.event !== 'picture' || answer.request !== request) {
-        return;
-      }
-      done();
-      const bytes = Array.isArray(buffers) ? bytesOf(buffers[0]) : null;
-      if (!bytes || !bytes.byteLength) {
-        reject(new WidgetPictureError('The kernel sent no picture bytes for this Vision widget.'));
-        return;
-      }
-      resolve(bytesToBase64(bytes));
-    };
-    const onClose = (): void => {
-      done();
-      reject(new WidgetPictureError('The Vision widget closed (its kernel stopped).'));
-    };
-    const onAbort = (): void => {
-      done();
-      reject(signal.reason);
-    };
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    model.on('msg:custom', onMessage);
-    model.once('comm:close destroy', onClose);
-    signal.addEventListener('abort', onAbort);
-    model.send({ method: 'picture', request }, {});
+async function askPicture(
+  model: DOMWidgetModel,
+  request: number,
+  signal: AbortSignal
+): Promise<string> {
+  const { buffers } = await askKernel(model, {
+    message: { method: 'picture', request },
+    event: 'picture',
+    request,
+    signal,
+    closed: () => new WidgetPictureError('The Vision widget closed (its kernel stopped).')
   });
+  const bytes = Array.isArray(buffers) ? bytesOf(buffers[0]) : null;
+  if (!bytes || !bytes.byteLength) {
+    throw new WidgetPictureError('The kernel sent no picture bytes for this Vision widget.');
+  }
+  return bytesToBase64(bytes);
 }
 
 /**
@@ -106,7 +149,7 @@ function askPicture(model: DOMWidgetModel, request: number, signal: AbortSignal)
  * write the chat gave up on is never applied later. Nothing changes in the page before the
  * kernel says yes: on a refusal the widget goes on showing the kernel's marks.
  */
-function writeRecord(
+async function writeRecord(
   model: DOMWidgetModel,
   request: number,
   record: VisionRecord,
@@ -114,68 +157,40 @@ function writeRecord(
   signal: AbortSignal,
   timeoutMs: number
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      model.off('msg:custom', onMessage);
-      model.off('comm:close destroy', onClose);
-      signal.removeEventListener('abort', onAbort);
-    };
-    const onMessage = (content: unknown): void => {
-      const answer = (content ?? {}) as Record<string, unknown>;
-      if (answer.event !== 'written' || answer.request !== request) {
-        return;
-      }
-      done();
-      if (answer.ok === true) {
-        // The kernel sent the record's update before this answer; the model applies updates
-        // asynchronously, so wait until it holds the marks.
-        void model.state_change.then(
-          () => resolve(),
-          () => resolve()
-        );
-        return;
-      }
-      const problem =
-        typeof answer.problem === 'string' && answer.problem
-          ? answer.problem.slice(0, MAX_PROBLEM_LENGTH).replace(/[.\s]+$/, '')
-          : 'no reason given';
-      reject(new WidgetWriteError(`The kernel refused these marks: ${problem}.`));
-    };
-    const onClose = (): void => {
-      done();
-      reject(
-        new WidgetWriteError(
-          'The Vision widget closed (its kernel stopped or restarted), so these marks were not applied; run its cell again.'
-        )
-      );
-    };
-    const onAbort = (): void => {
-      done();
-      reject(signal.reason);
-    };
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    // The kernel ignores the write after the deadline, so giving up here is final.
-    const timer = setTimeout(() => {
-      done();
-      reject(
+  const { answer } = await askKernel(model, {
+    message: {
+      method: 'write',
+      request,
+      // The kernel ignores the write after the deadline, so giving up at the timeout is final.
+      deadline: Date.now() + timeoutMs,
+      base: toJson(base),
+      record: toJson(record)
+    },
+    event: 'written',
+    request,
+    signal,
+    closed: () =>
+      new WidgetWriteError(
+        'The Vision widget closed (its kernel stopped or restarted), so these marks were not applied; run its cell again.'
+      ),
+    timeout: {
+      ms: timeoutMs,
+      error: () =>
         new WidgetWriteError(
           `The kernel did not answer within ${timeoutMs / 1000} s (it is busy running a cell, or stopped), so these marks were not applied; try again once it is idle.`
         )
-      );
-    }, timeoutMs);
-    model.on('msg:custom', onMessage);
-    model.once('comm:close destroy', onClose);
-    signal.addEventListener('abort', onAbort);
-    const deadline = Date.now() + timeoutMs;
-    model.send(
-      { method: 'write', request, deadline, base: toJson(base), record: toJson(record) },
-      {}
-    );
+    }
   });
+  if (answer.ok !== true) {
+    const problem =
+      typeof answer.problem === 'string' && answer.problem
+        ? answer.problem.slice(0, MAX_PROBLEM_LENGTH).replace(/[.\s]+$/, '')
+        : 'no reason given';
+    throw new WidgetWriteError(`The kernel refused these marks: ${problem}.`);
+  }
+  // The kernel sent the record's update before this answer; the model applies updates
+  // asynchronously, so wait until it holds the marks.
+  await model.state_change.catch(() => undefined);
 }
 
 /** Live Vision models; owned by the kernel-bridge plugin. */
