@@ -151,7 +151,10 @@ export async function renderOp(body: z.infer<typeof RenderViewRequest>): Promise
   return storedAnswer(source, record, await renderStored(source, record, [body.view]));
 }
 
-/** `check-record { picture, record }`: a record the widget's person edited, taken only if the tools could have made it. */
+/**
+ * `check-record { picture, record }`: a record the widget's person edited, taken only if the tools
+ * could have made it.
+ */
 export function checkRecordOp(body: z.infer<typeof CheckRecordRequest>): KernelAnswer {
   return { json: { record: recordOf(body.record, cached(body.picture)) } };
 }
