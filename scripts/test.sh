@@ -24,6 +24,11 @@ export PATH="$PWD/.venv/bin:$PATH"
 
 echo "== lint"
 npm run --silent lint:check
+# The ui-tests are TypeScript too, typed against their own packages (Galata, Playwright): those are
+# installed here rather than at the Galata stage, so that a type error in a spec stops the run in
+# seconds instead of after the wheels.
+(cd ui-tests && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; })
+npx tsc --noEmit -p ui-tests
 
 echo "== llama-server (for the real llama.cpp tests; built once per machine, cached outside the clone)"
 bash scripts/build-llama-server.sh
@@ -46,7 +51,6 @@ timed bash scripts/build-wheels.sh
 timed bash scripts/check-wheel.sh
 
 echo "== galata"
-(cd ui-tests && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; })
 (cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test)
 
 echo "== galata under the base URL /user/alice/"

@@ -2,6 +2,7 @@
  * Reading an OpenAI-compatible streaming answer: Server-Sent Events in, text deltas and tool calls
  * out. Pure: the network part lives in `model-client.ts`.
  */
+import { isRecord } from '../tools/guards';
 import {
   ThinkTagSplitter,
   ToolCallTextParser,
@@ -125,10 +126,6 @@ export interface StreamResult {
   finishReason: string | null;
   /** Whether `[DONE]` or a finish reason arrived (otherwise the stream was cut). */
   complete: boolean;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** How many calls of one reply show progress while they are written. */

@@ -9,6 +9,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { isRecord } from '../tools/guards';
+
 import { HttpError, readJson, sendError, type RouteContext } from './http';
 import { checkRequestId, registerModelRequest } from './model-cancel';
 import { chooseModelTarget, serverModelConfig } from './model-endpoint';
@@ -41,12 +43,12 @@ function parseModelRequest(value: unknown): ModelRequest {
       'bad-endpoint'
     );
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (!isRecord(body)) {
     throw new HttpError(400, 'Model request `body` must be a Chat Completions request object.');
   }
   return {
     endpoint,
-    body: body as Record<string, unknown>,
+    body,
     id: id === undefined ? undefined : checkRequestId(id)
   };
 }

@@ -37,11 +37,13 @@ async function savedOutputs(page: IJupyterLabPageFixture, path: string): Promise
 }
 
 /**
- * The cells of the notebook shown in the main area. Other notebooks the layout restored stay in
- * the DOM, hidden, so an unscoped `.jp-Notebook .jp-Cell` could pick one of theirs.
+ * The cells of the notebook shown in the main area, as a person sees them. Other notebooks the
+ * layout restored stay in the DOM, hidden; and JupyterLab 4.5 can leave the empty cell it gives a
+ * still-loading notebook in the DOM at zero height and opacity once the content replaces it (see
+ * the README's known gaps). An unscoped `.jp-Notebook .jp-Cell` could pick either.
  */
 function cells(page: IJupyterLabPageFixture) {
-  return page.locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell');
+  return page.locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell:visible');
 }
 
 /** The text a cell printed. */
@@ -167,9 +169,7 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   await page.evaluate(() => window.jupyterapp.serviceManager.sessions.shutdownAll());
   await reloadLab(page);
   await openNotebook(page, path);
-  // Cells are found by what they hold, not by index: in the full suite the reopened notebook has
-  // at times shown an extra empty cell above the saved ones (not seen when this spec runs alone;
-  // see the README's known gaps).
+  // Cells are found by what they hold, not by index.
   const first = cells(page).filter({ hasText: 'v = Vision(' });
   // Outputs of a reopened notebook render once the notebook is laid out; wait for that state.
   await expect(first.locator('.jp-OutputArea-output img')).toHaveCount(1, { timeout: 60000 });

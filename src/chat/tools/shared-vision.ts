@@ -6,6 +6,7 @@
  * output's bundle is what the tools start from.
  */
 import { FIGURE_MIME, parseOutputBundle, type VisionBundle } from '../../tools/bundle';
+import { isRecord } from '../../tools/guards';
 import type { LiveVisionWidgets, NotebookCellJson, SharedVisionRecord } from '../../tools/host';
 
 /** The output entry naming a live Vision widget model (written by the Python `Vision`). */
@@ -23,10 +24,10 @@ function outputsOf(cell: NotebookCellJson): ReadonlyArray<Record<string, unknown
 
 function modelIdOf(data: Record<string, unknown>): string {
   const entry = data[LIVE_WIDGET_MIME];
-  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
+  if (!isRecord(entry)) {
     return '';
   }
-  const id = (entry as Record<string, unknown>).model_id;
+  const id = entry.model_id;
   return typeof id === 'string' ? id : '';
 }
 
@@ -37,20 +38,19 @@ function candidates(cells: ReadonlyArray<NotebookCellJson>, address: string): Ca
     const id = typeof cell.id === 'string' ? cell.id : '';
     outputsOf(cell).forEach((output, index) => {
       const data = output.data;
-      if (!data || typeof data !== 'object' || Array.isArray(data)) {
+      if (!isRecord(data)) {
         return;
       }
-      const entries = data as Record<string, unknown>;
-      if (!(FIGURE_MIME in entries)) {
+      if (!(FIGURE_MIME in data)) {
         return;
       }
-      const parsed = parseOutputBundle(entries[FIGURE_MIME]);
+      const parsed = parseOutputBundle(data[FIGURE_MIME]);
       if (!parsed.ok || parsed.value.kind !== 'vision') {
         return;
       }
       const cellAddress = `cell:${id}/${index}`;
       if (cellAddress === address || parsed.value.picture.address === address) {
-        found.push({ cellAddress, bundle: parsed.value, modelId: modelIdOf(entries) });
+        found.push({ cellAddress, bundle: parsed.value, modelId: modelIdOf(data) });
       }
     });
   }

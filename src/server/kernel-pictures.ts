@@ -1,0 +1,128 @@
+/**
+ * The pictures a kernel sends to `figure-chat kernel`: the `picture` op that takes them (encoded
+ * bytes, or raw pixels that become a PNG) and keeps them by sha-256, the `preview` op, and the
+ * lookup every later op of a picture goes through.
+ */
+import { createHash } from 'node:crypto';
+
+import sharp from 'sharp';
+import { z } from 'zod';
+
+import { KernelOpError, type KernelAnswer } from './kernel-answer';
+import { keepQuickPreview, preview, PREVIEW_MAX_SIDE, startQuickPreview } from './kernel-preview';
+import {
+  LIMIT_INPUT_PIXELS,
+  MAX_PICTURE_BYTES,
+  PictureCache,
+  readHeader,
+  type Picture
+} from './pictures';
+
+/** Pictures this kernel sent, by sha-256; Python resends a picture this cache has dropped. */
+const pictures = new PictureCache();
+
+/** How a later request names a picture sent before. */
+export const PictureRef = z.object({
+  address: z.string().min(1).max(4096),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/)
+});
+
+const RawLayout = z.object({
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  channels: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)])
+});
+
+export const PictureRequest = z.object({
+  address: z.string().min(1).max(4096),
+  raw: RawLayout.optional(),
+  // The side of the quick preview the widget will ask for next: started now (./kernel-preview).
+  quickPreview: z.number().int().min(64).max(PREVIEW_MAX_SIDE).optional()
+});
+
+export const PreviewRequest = z.object({
+  picture: PictureRef,
+  maxSide: z.number().int().min(64).max(PREVIEW_MAX_SIDE).optional()
+});
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** The picture a request names, or a `need-picture` error that makes Python send it again. */
+export function cached(ref: z.infer<typeof PictureRef>): Picture {
+  const entry = pictures.get(ref.sha256);
+  if (!entry) {
+    throw new KernelOpError(
+      'picture',
+      'need-picture',
+      `the figure program does not hold ${ref.address}; send it again`
+    );
+  }
+  return { address: ref.address, sha256: ref.sha256, ...entry };
+}
+
+/** `picture { address, raw? }` + bytes: encoded picture bytes, or raw pixels that become a PNG. */
+export async function pictureOp(
+  body: z.infer<typeof PictureRequest>,
+  payload: Buffer
+): Promise<KernelAnswer> {
+  let bytes = payload;
+  let encoded = false;
+  if (body.raw) {
+    const { width, height, channels } = body.raw;
+    if (width * height > LIMIT_INPUT_PIXELS) {
+      throw new KernelOpError(
+        'picture',
+        'too-many-pixels',
+        `${body.address} is ${width}×${height} pixels, more than the ${LIMIT_INPUT_PIXELS} allowed; scale it down first`
+      );
+    }
+    if (payload.length !== width * height * channels) {
+      throw new KernelOpError(
+        'request',
+        'bad-request',
+        `picture: ${payload.length} bytes is not ${width}×${height}×${channels}`
+      );
+    }
+    // Level 1: the picture stays in memory and on the comm; only views are stored in notebooks.
+    bytes = await sharp(payload, { raw: { width, height, channels } })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
+    encoded = true;
+  }
+  if (bytes.length > MAX_PICTURE_BYTES) {
+    throw new KernelOpError(
+      'picture',
+      'too-large',
+      `${body.address} is ${bytes.length} bytes; the limit is ${MAX_PICTURE_BYTES}`
+    );
+  }
+  const header = await readHeader(bytes, body.address);
+  // Started before the hash: its decode (sharp's threads) overlaps the hashing (this thread), then
+  // the widget's opening in the kernel, and the widget's `preview` request takes it.
+  const quick =
+    body.quickPreview === undefined
+      ? undefined
+      : startQuickPreview({ bytes, width: header.width, height: header.height }, body.quickPreview);
+  const digest = sha256(bytes);
+  if (quick && body.quickPreview !== undefined) {
+    keepQuickPreview(digest, body.quickPreview, quick);
+  }
+  pictures.set(digest, { bytes, ...header });
+  return {
+    json: {
+      address: body.address,
+      sha256: digest,
+      ...header,
+      encoded,
+      quickPreview: quick !== undefined
+    },
+    payload: encoded ? bytes : undefined
+  };
+}
+
+/** `preview { picture, maxSide? }`: the downscaled JPEG the widget draws marks over. */
+export async function previewOp(body: z.infer<typeof PreviewRequest>): Promise<KernelAnswer> {
+  return preview(cached(body.picture), body.maxSide ?? PREVIEW_MAX_SIDE);
+}
