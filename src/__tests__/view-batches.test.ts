@@ -3,7 +3,7 @@
  * version with the same record (so no call ever gets views drawn from another's marks or another
  * picture), within the route's view limit, newest first; calls a person waits for go alone.
  */
-import { takeViewBatch, viewGroup, type ViewJob } from '../chat/view-batches';
+import { takeViewBatch, viewGroup, ViewQueue, type ViewJob } from '../chat/view-batches';
 import { emptyRecord, type VisionRecord } from '../tools/vision';
 import { MAX_VIEWS_PER_REQUEST } from '../tools/wire';
 
@@ -68,5 +68,38 @@ describe('takeViewBatch', () => {
     expect(ids(takeViewBatch(queue, j => near.has(j.callId)))).toEqual(['c3']);
     expect(ids(takeViewBatch(queue, j => near.has(j.callId)))).toEqual(['c2', 'c0']);
     expect(ids(takeViewBatch(queue, () => false, true))).toEqual(['c1']);
+  });
+});
+
+describe('ViewQueue', () => {
+  const taken = (queue: ViewQueue): { ids: string[]; leads: boolean } => {
+    const { batch, leads } = queue.take();
+    return { ids: ids(batch), leads };
+  };
+
+  it('draws the newest call of a filled queue alone first, then shares requests', () => {
+    const queue = new ViewQueue();
+    ['c0', 'c1', 'c2', 'c3'].forEach(id => queue.push(job(id)));
+    expect(taken(queue)).toEqual({ ids: ['c3'], leads: true });
+    expect(taken(queue)).toEqual({ ids: ['c2', 'c1', 'c0'], leads: false });
+    expect(queue.length).toBe(0);
+    // Filled again (a replaced transcript): its newest leads again.
+    queue.push(job('d0'));
+    queue.push(job('d1'));
+    expect(taken(queue)).toEqual({ ids: ['d1'], leads: true });
+  });
+
+  it('moves a call a person waits for to the front, alone; clear forgets it', () => {
+    const queue = new ViewQueue();
+    ['c0', 'c1', 'c2', 'c3'].forEach(id => queue.push(job(id)));
+    queue.take();
+    queue.prioritize('c0');
+    expect(taken(queue)).toEqual({ ids: ['c0'], leads: false });
+    expect(taken(queue)).toEqual({ ids: ['c2', 'c1'], leads: false });
+    queue.push(job('e0'));
+    queue.prioritize('e0');
+    queue.clear();
+    expect(queue.length).toBe(0);
+    expect(taken(queue)).toEqual({ ids: [], leads: false });
   });
 });

@@ -18,7 +18,7 @@ import { Signal, type ISignal } from '@lumino/signaling';
 
 import type { SharedVisionRecord } from '../tools/host';
 import type { ToolImage } from '../tools/registry';
-import { isReadable, type PictureFingerprint, type StoredMessage } from '../tools/transcript';
+import { isReadable, type StoredMessage } from '../tools/transcript';
 import {
   describeMark,
   isVisionTool,
@@ -26,16 +26,22 @@ import {
   recordFor,
   validateRecord,
   VisionFold,
-  type ViewSpec,
   type VisionPlan,
   type VisionRecord
 } from '../tools/vision';
-import type { RenderAnswer } from '../tools/wire';
 import type { Conversation } from './conversation';
 import { FigureClient } from './figure-client';
-import { pictureRequest, type PictureRequest } from './tools/pictures';
-import { takeViewBatch, viewGroup, type ViewJob } from './view-batches';
-import { pictureMatches, sessionViewCache, ViewCache } from './view-cache';
+import { pictureRequest } from './tools/pictures';
+import {
+  drawViewBatch,
+  viewCacheKey,
+  viewGroup,
+  ViewQueue,
+  type BatchHost,
+  type ViewJob
+} from './view-batches';
+import { sessionViewCache } from './view-cache';
+import { ViewRequests } from './view-requests';
 
 /**
  * Views rendered at once. The figure server draws two at a time (its render queue); a second
@@ -83,25 +89,16 @@ function failureText(error: unknown, address: string): string {
   return `The views of ${address} could not be rendered: ${message}`;
 }
 
-/** What determines a call's view pixels: the picture's fingerprint, the record, the view specs. */
-function cacheKey(plan: VisionPlan, picture: PictureFingerprint): string {
-  return ViewCache.key(picture.sha256, plan.record, plan.views);
-}
-
 /** The vision views of one conversation. */
 export class VisionViews implements IDisposable {
   private readonly _fold = new VisionFold();
   private readonly _states = new Map<string, ViewsState>();
-  private readonly _queue: ViewJob[] = [];
-  /** Calls whose views a person is waiting for (near the visible area): each drawn alone. */
-  private readonly _near = new Set<string>();
+  private readonly _queue = new ViewQueue();
   /**
    * The newest call is drawn first, alone and with the figure server to itself: the chat opens at
    * the end, so its views are the ones in view (on a loaded 2-core machine a second request at
-   * the same time made it wait about twice as long). `_leadNext` is set when the queue fills,
-   * `_leading` while that request is in flight.
+   * the same time made it wait about twice as long). Set while that request is in flight.
    */
-  private _leadNext = false;
   private _leading = false;
   private readonly _changed = new Signal<this, string>(this);
   /** Messages already looked at, and the id of the last one (to notice a replaced transcript). */
@@ -118,16 +115,22 @@ export class VisionViews implements IDisposable {
   /** Workers rendering from the queue now. */
   private _workers = 0;
   private _folds = 0;
-  /** The last bytes sent per `cell:` picture, so unchanged bytes are sent once per version. */
-  private readonly _sent = new Map<string, { data: string; sha256: string }>();
-  private readonly _client: FigureClient;
+  private readonly _requests: ViewRequests;
+  private readonly _batchHost: BatchHost;
   private _isDisposed = false;
 
   constructor(
     private readonly _conversation: Conversation,
     private readonly _options: VisionViewsOptions
   ) {
-    this._client = new FigureClient(_options.request);
+    this._requests = new ViewRequests(new FigureClient(_options.request));
+    this._batchHost = {
+      shared: address => this._options.shared?.(address) ?? null,
+      picture: address => pictureRequest(this._options.notebook(), address),
+      render: (...args) => this._requests.render(...args),
+      ready: (job, views) => this._ready(job, views),
+      failed: (job, error) => this._failed(job, error)
+    };
     _conversation.changed.connect(this._onChanged, this);
     this._onChanged();
   }
@@ -151,11 +154,7 @@ export class VisionViews implements IDisposable {
    * newest queued views are drawn first: the chat opens at the end of the conversation.
    */
   prioritize(callId: string): void {
-    const at = this._queue.findIndex(job => job.callId === callId);
-    if (at >= 0) {
-      this._near.add(callId);
-      this._queue.push(...this._queue.splice(at, 1));
-    }
+    this._queue.prioritize(callId);
   }
 
   /** The views of a call, as the card should show them. */
@@ -169,7 +168,7 @@ export class VisionViews implements IDisposable {
     }
     this._isDisposed = true;
     this._abort.abort();
-    this._queue.length = 0;
+    this._queue.clear();
     this._conversation.changed.disconnect(this._onChanged, this);
     Signal.clearData(this);
   }
@@ -211,8 +210,7 @@ export class VisionViews implements IDisposable {
   private _reset(): void {
     this._abort.abort();
     this._abort = new AbortController();
-    this._queue.length = 0;
-    this._near.clear();
+    this._queue.clear();
     this._states.clear();
     this._fold.forget('views');
     this._seen = 0;
@@ -250,9 +248,6 @@ export class VisionViews implements IDisposable {
       this._set(callId, { kind: 'ready', views: live, record: plan.record });
     } else {
       this._set(callId, { kind: 'rendering' });
-      if (!this._queue.length) {
-        this._leadNext = true;
-      }
       this._queue.push({
         callId,
         plan,
@@ -278,143 +273,34 @@ export class VisionViews implements IDisposable {
   /** Render queued views until the queue is empty; stops when the service is disposed. */
   private async _work(): Promise<void> {
     try {
-      let batch: ViewJob[];
       // Newest (or prioritized) first, from the end of the queue.
-      while (!this._isDisposed && (batch = this._take()).length) {
-        const leading = this._leading;
-        await this._run(batch);
-        if (leading) {
+      while (!this._isDisposed && this._queue.length) {
+        const { batch, leads } = this._queue.take();
+        this._leading ||= leads;
+        await drawViewBatch(batch, this._batchHost, this._abort.signal);
+        if (leads) {
           this._leading = false;
           this._drain();
         }
       }
     } finally {
-      // In the same turn as the take that found the queue empty, so a job queued from now on
+      // In the same turn as the look that found the queue empty, so a job queued from now on
       // finds a free worker slot in `_drain`.
       this._workers -= 1;
     }
   }
 
-  /** The next request's calls: alone when a person waits for them, else with their group. */
-  private _take(): ViewJob[] {
-    const solo = this._leadNext;
-    const batch = takeViewBatch(this._queue, job => this._near.has(job.callId), solo);
-    if (solo && batch.length) {
-      this._leadNext = false;
-      this._leading = true;
-    }
-    batch.forEach(job => this._near.delete(job.callId));
-    return batch;
-  }
-
-  /** Draw a batch (one picture version and record): from the session cache, else one request. */
-  private async _run(batch: readonly ViewJob[]): Promise<void> {
-    const signal = this._abort.signal;
-    const { address, sha256 } = batch[0].picture;
-    let todo = batch;
-    try {
-      const shared = this._options.shared?.(address) ?? null;
-      // Read once per request: walking the notebook's cells for the bytes is not free.
-      const picture: PictureRequest = shared
-        ? { address }
-        : pictureRequest(this._options.notebook(), address);
-      // Drawn earlier in this browser session (the notebook was closed and opened again)? Only
-      // notebook pictures: their bytes are here to check; a file is checked by the server.
-      const keys = batch.map(job => cacheKey(job.plan, job.picture));
-      if (
-        picture.data !== undefined &&
-        keys.some(key => sessionViewCache.has(key)) &&
-        (await pictureMatches(picture.data, sha256))
-      ) {
-        if (signal.aborted) {
-          return;
-        }
-        todo = batch.filter((job, i) => {
-          const cached = sessionViewCache.get(keys[i]);
-          if (cached) {
-            this._ready(job, cached);
-          }
-          return !cached;
-        });
-      }
-      if (!todo.length) {
-        return;
-      }
-      const views = todo.flatMap(job => job.plan.views);
-      const answer = await this._render(batch[0], views, picture, shared, signal);
-      if (answer.views.length !== views.length) {
-        throw new Error(`the figure server drew ${answer.views.length} of ${views.length} views`);
-      }
-      let at = 0;
-      for (const job of todo) {
-        if (signal.aborted) {
-          return;
-        }
-        const count = job.plan.views.length;
-        this._ready(job, answer.views.slice(at, at + count));
-        at += count;
-      }
-    } catch (error) {
-      if (signal.aborted) {
-        return;
-      }
-      if (todo.length > 1 && (error as { status?: unknown }).status === 400) {
-        // One call's views refused: draw each alone, so the others still show.
-        for (const job of todo) {
-          await this._run([job]);
-        }
-        return;
-      }
-      for (const job of todo) {
-        const marks = job.plan.record.marks.map(describeMark);
-        const record = marks.length ? `\nMarks: ${marks.join('; ')}` : '';
-        this._set(job.callId, {
-          kind: 'problem',
-          message: `${failureText(error, job.picture.address)}${record}`
-        });
-      }
-    }
-  }
-
   private _ready(job: ViewJob, views: ReadonlyArray<ToolImage>): void {
-    sessionViewCache.set(cacheKey(job.plan, job.picture), views);
+    sessionViewCache.set(viewCacheKey(job), views);
     this._set(job.callId, { kind: 'ready', views, record: job.plan.record });
   }
 
-  /**
-   * POST render. A `cell:` picture's bytes are sent only when they differ from the last bytes
-   * sent for it (the server keeps pictures by sha-256); if the server has dropped them (428), once
-   * more with the bytes.
-   */
-  private async _render(
-    job: ViewJob,
-    views: readonly ViewSpec[],
-    request: PictureRequest,
-    shared: SharedVisionRecord | null,
-    signal: AbortSignal
-  ): Promise<RenderAnswer> {
-    const { address, sha256 } = job.picture;
-    const sharedData = shared ? await shared.pictureData(signal) : undefined;
-    const picture: PictureRequest = shared
-      ? { address, ...(sharedData === undefined ? {} : { data: sharedData }) }
-      : request;
-    const body = { expectSha256: sha256, views: [...views], record: job.plan.record };
-    const sent = this._sent.get(address);
-    // Only `cell:` pictures may be named by sha-256 alone; a shared picture's bytes go each time.
-    const cached = picture.data !== undefined && !shared && sent?.data === picture.data;
-    if (cached && sent?.sha256 === sha256) {
-      try {
-        return await this._client.call('render', { address, ...body }, signal);
-      } catch (error) {
-        if ((error as { status?: unknown }).status !== 428) {
-          throw error;
-        }
-      }
-    }
-    const answer = await this._client.call('render', { ...picture, ...body }, signal);
-    if (picture.data !== undefined) {
-      this._sent.set(address, { data: picture.data, sha256: answer.picture.sha256 });
-    }
-    return answer;
+  private _failed(job: ViewJob, error: unknown): void {
+    const marks = job.plan.record.marks.map(describeMark);
+    const record = marks.length ? `\nMarks: ${marks.join('; ')}` : '';
+    this._set(job.callId, {
+      kind: 'problem',
+      message: `${failureText(error, job.picture.address)}${record}`
+    });
   }
 }

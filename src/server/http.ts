@@ -19,8 +19,24 @@ export interface RouteContext {
 export type JsonRoute = (body: unknown, ctx: RouteContext) => Promise<RouteResult>;
 
 /** What a JSON route answers. */
-export type RouteResult =
-  { status?: number; json: unknown } | { status?: number; bytes: Buffer; contentType: string };
+export type RouteResult = (
+  { status?: number; json: unknown } | { status?: number; bytes: Buffer; contentType: string }
+) & {
+  /**
+   * Milliseconds the route spent, by stage, sent as `Server-Timing` so that a page's Resource
+   * Timing (the reopen benchmark) can tell the figure server's time from the proxy's and the
+   * browser's. Names are plain tokens.
+   */
+  timing?: Readonly<Record<string, number>>;
+};
+
+/** A `Server-Timing` header value for a route's stages. */
+export function serverTiming(timing: Readonly<Record<string, number>>): string {
+  return Object.entries(timing)
+    .filter(([name]) => /^[a-z][a-z0-9-]*$/.test(name))
+    .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`)
+    .join(', ');
+}
 
 /** A raw route handles the request itself (the streaming model proxy). */
 export type RawRoute = (
@@ -281,8 +297,12 @@ export function sendError(res: ServerResponse, error: unknown): void {
 /** Send what a JSON route returned. */
 export function sendResult(res: ServerResponse, result: RouteResult): void {
   const status = result.status ?? 200;
+  const timing: Record<string, string> = result.timing
+    ? { 'Server-Timing': serverTiming(result.timing) }
+    : {};
   if ('bytes' in result) {
     res.writeHead(status, {
+      ...timing,
       'Content-Type': result.contentType,
       'Content-Length': result.bytes.length,
       'Cache-Control': 'no-store'
@@ -290,5 +310,5 @@ export function sendResult(res: ServerResponse, result: RouteResult): void {
     res.end(result.bytes);
     return;
   }
-  sendJson(res, status, result.json);
+  sendJson(res, status, result.json, timing);
 }

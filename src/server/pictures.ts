@@ -67,6 +67,12 @@ export class PictureCache {
     return entry;
   }
 
+  /** Forget every picture (a restarted server holds none: callers must send bytes again). */
+  clear(): void {
+    this._entries.clear();
+    this._bytes = 0;
+  }
+
   set(sha256: string, entry: CachedPicture): void {
     if (entry.bytes.length > this.limit) {
       return;
@@ -173,6 +179,16 @@ export interface PictureRequest {
   readonly data?: string;
   /** The sha-256 the conversation marked; a different picture now is a 409. */
   readonly expectSha256?: string;
+  /** The bytes are the ones with `expectSha256`, which this server holds (else 428); no data. */
+  readonly cachedBytes?: true;
+}
+
+function needData(address: string): HttpError {
+  return new HttpError(
+    428,
+    `The figure server does not hold ${address}; send its base64 bytes in "data".`,
+    'need-data'
+  );
 }
 
 /** Load a picture for a request: bytes, fingerprint and header. */
@@ -180,7 +196,7 @@ export async function loadPicture(
   request: PictureRequest,
   ctx: Pick<RouteContext, 'root' | 'hideHidden'>
 ): Promise<Picture> {
-  const { address, data, expectSha256 } = request;
+  const { address, data, expectSha256, cachedBytes } = request;
   let parsed;
   try {
     parsed = parsePictureAddress(address);
@@ -189,18 +205,28 @@ export async function loadPicture(
   }
   let bytes: Buffer | undefined;
   let digest: string;
-  if (parsed.kind === 'cell') {
+  if (cachedBytes) {
+    // Named by hash only: the bytes held under it, whatever the address (never a workspace
+    // file read for a name the caller chose).
+    if (expectSha256 === undefined || data !== undefined) {
+      throw new HttpError(
+        400,
+        `"cachedBytes" names the picture by "expectSha256" alone; send no "data" with it.`,
+        'bad-data'
+      );
+    }
+    if (!pictureCache.get(expectSha256)) {
+      throw needData(address);
+    }
+    digest = expectSha256;
+  } else if (parsed.kind === 'cell') {
     if (data !== undefined) {
       bytes = decodeBase64(data, address);
       digest = sha256(bytes);
     } else if (expectSha256 && pictureCache.get(expectSha256)) {
       digest = expectSha256;
     } else {
-      throw new HttpError(
-        428,
-        `The figure server does not hold ${address}; send its base64 bytes in "data".`,
-        'need-data'
-      );
+      throw needData(address);
     }
   } else if (data !== undefined) {
     // A picture a Vision output holds, named by the kernel (a file name or `array-…`): its bytes
@@ -255,7 +281,8 @@ const PictureInfoBody = z.object({
   expectSha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/)
-    .optional()
+    .optional(),
+  cachedBytes: z.literal(true).optional()
 });
 
 /** Turn a zod failure on a request body into a 400 naming the field. */

@@ -41,12 +41,15 @@ export type CheckSvgAnswer = z.infer<typeof CheckSvgAnswer>;
 /**
  * How a request names a picture: its address, and for a `cell:` picture its base64 bytes, which
  * may be left out when the server already holds the version `expectSha256` names (it answers 428
- * when it does not).
+ * when it does not). `cachedBytes` does the same for any address (a Vision output's picture, whose
+ * bytes come from the kernel): the caller has checked that its bytes have `expectSha256`, sends
+ * none, and the server draws from the bytes it holds by that hash, never from a workspace file.
  */
 export const PictureRequest = z.object({
   address: z.string().min(1),
   data: z.string().optional(),
-  expectSha256: Sha256.optional()
+  expectSha256: Sha256.optional(),
+  cachedBytes: z.literal(true).optional()
 });
 export type PictureRequest = z.infer<typeof PictureRequest>;
 

@@ -18,20 +18,37 @@ export function watchScale(figure: HTMLElement, img: HTMLImageElement, action: s
   hint.className = 'jp-FigureChat-figure-hint';
   hint.hidden = true;
   figure.append(hint);
+  let drawn = 0;
   const update = (): void => {
     const natural = img.naturalWidth;
-    if (!natural || !img.clientWidth) {
+    if (!natural || !drawn) {
       return;
     }
-    const scale = img.clientWidth / natural;
-    figure.dataset.scale = scale.toFixed(2);
+    const scale = drawn / natural;
+    const text = scale.toFixed(2);
+    if (figure.dataset.scale === text) {
+      return;
+    }
+    figure.dataset.scale = text;
     hint.hidden = scale >= SMALL_SCALE;
     hint.textContent = `${Math.round(scale * 100)}% · ${action}`;
   };
-  img.addEventListener('load', update);
-  if (typeof ResizeObserver !== 'undefined') {
-    new ResizeObserver(update).observe(img);
+  if (typeof ResizeObserver === 'undefined') {
+    img.addEventListener('load', () => {
+      drawn = img.clientWidth;
+      update();
+    });
+    return;
   }
+  // The drawn width comes from the observer's entries, measured in the browser's own layout:
+  // reading `clientWidth` on each image's load or resize forced a layout of the whole chat per
+  // picture (60 when the benchmark conversation reopens). A picture that loads at the size it was
+  // laid out at gets no resize: its load updates too.
+  img.addEventListener('load', update);
+  new ResizeObserver(entries => {
+    drawn = entries[entries.length - 1].contentRect.width;
+    update();
+  }).observe(img);
 }
 
 /** The figure element for an SVG and its caption. */

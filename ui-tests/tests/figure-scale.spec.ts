@@ -1,0 +1,72 @@
+/**
+ * The "drawn small" hint under figures and views: the scale a picture is drawn at in the sidebar
+ * (read from the browser's own layout, never by forcing one per picture) and, below 60 %, a hint
+ * saying so, kept current when the width it is drawn at changes.
+ */
+import { expect, test } from '@jupyterlab/galata';
+
+import { benchNotebook } from '../bench/conversation';
+import { chat, openChat, SETTINGS } from './helpers';
+
+test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
+
+test('figures and views say the scale they are drawn at, and when it is small', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/scale.ipynb`;
+  const put = await page.request.put(`/api/contents/${path}`, {
+    data: {
+      type: 'notebook',
+      format: 'json',
+      content: benchNotebook({ messages: 8, figures: 1, views: 1 })
+    }
+  });
+  expect(put.ok()).toBeTruthy();
+  await openChat(page).catch(() => undefined);
+  await page.evaluate(async p => {
+    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
+    await window.jupyterapp.commands.execute('figure-chat:open');
+  }, path);
+  const figures = chat(page).locator('figure.jp-FigureChat-figure[data-scale]');
+  await expect(figures).toHaveCount(2);
+  /** Each picture's shown scale against the one measured now, and its hint. */
+  const read = () =>
+    figures.evaluateAll(elements =>
+      elements.map(figure => {
+        const img = figure.querySelector('img') as HTMLImageElement;
+        const hint = figure.querySelector('.jp-FigureChat-figure-hint') as HTMLElement;
+        return {
+          shown: Number((figure as HTMLElement).dataset.scale),
+          measured: img.clientWidth / img.naturalWidth,
+          hint: hint.hidden ? null : hint.textContent
+        };
+      })
+    );
+  const check = async (): Promise<void> => {
+    await expect
+      .poll(async () =>
+        (await read()).every(({ shown, measured }) => Math.abs(shown - measured) < 0.006)
+      )
+      .toBe(true);
+    for (const { shown, hint } of await read()) {
+      if (shown < 0.6) {
+        expect(hint).toMatch(new RegExp(`^${Math.round(shown * 100)}% · `));
+      } else {
+        expect(hint).toBeNull();
+      }
+    }
+  };
+  await check();
+  // The view (815 px wide) is drawn small in the sidebar.
+  expect((await read()).some(({ hint }) => hint !== null)).toBe(true);
+  // Narrower: the scales follow.
+  const before = (await read()).map(({ shown }) => shown);
+  await figures.evaluateAll(elements =>
+    elements.forEach(figure => {
+      (figure as HTMLElement).style.width = '120px';
+    })
+  );
+  await expect.poll(async () => (await read()).map(({ shown }) => shown)).not.toEqual(before);
+  await check();
+});
