@@ -93,7 +93,20 @@ function loadFace(size: number, options: ResvgRenderOptions): Face {
 
 function num(value: number): string {
   // resvg lays text out in f32; rounding the same way keeps labels pixel-identical to its own text.
-  return String(Number(Math.fround(value).toPrecision(9)));
+  const f = Math.fround(value);
+  // Any decimal that reads back as the same f32 draws the same pixels. Above 16 (every label
+  // coordinate but the first few pixels of a view), an f32's spacing is at least 2^-19, so six
+  // decimals (five above 128) nearly always read back exactly: the check keeps it exact, and
+  // toPrecision, many times slower, is left for the rest. The shorter text also parses faster.
+  const magnitude = Math.abs(f);
+  const scale = magnitude >= 128 ? 1e5 : magnitude >= 16 ? 1e6 : 0;
+  if (scale !== 0) {
+    const rounded = Math.round(f * scale) / scale;
+    if (Math.fround(rounded) === f) {
+      return String(rounded);
+    }
+  }
+  return String(Number(f.toPrecision(9)));
 }
 
 function unescapeXml(text: string): string {

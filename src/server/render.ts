@@ -72,9 +72,21 @@ export const MARGIN_BACKGROUND = { r: 32, g: 32, b: 32 } as const;
 
 const renders = new Semaphore(RENDER_CONCURRENCY);
 
+/**
+ * libvips worker threads per render. sharp's default depends on the environment: 1 on glibc
+ * unless MALLOC_ARENA_MAX is set, and then one per core. The figure server sets it (see
+ * jupyterlab_figure_chat/runtime.py), so it ran with every core while a benchmark or test without
+ * that variable ran with one: said here, both run what ships. Two threads split a resize (a
+ * close-up's enlargement) and let the PNG's write-behind thread run beside the pipeline, at the
+ * same CPU time; a JPEG's entropy decode stays on one thread whatever the number. More than two
+ * would only add per-thread buffers: two renders already run at once.
+ */
+export const RENDER_THREADS = 2;
+
 // libvips' own operation cache would keep decoded pictures a second time, outside any budget this
 // module can see; the caches below hold what is worth keeping (sharp's advice for servers).
 sharp.cache(false);
+sharp.concurrency(RENDER_THREADS);
 
 /** One rendered view. */
 export interface RenderedView {
