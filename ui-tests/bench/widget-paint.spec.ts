@@ -65,6 +65,14 @@ const STEPS = [
   'painted'
 ];
 
+/** Spans of one round the benchmark reports, from step to step. */
+const SPANS: Array<[string, string]> = [
+  ['execute_input sent', 'preview sent'],
+  ['preview sent', 'preview'],
+  ['preview', 'painted'],
+  ['preview sent', 'painted']
+];
+
 /** Set cell 1 to `source`, run it, and time the first picture its output paints. */
 async function firstPaint(
   page: IJupyterLabPageFixture,
@@ -228,9 +236,18 @@ test('first paint of a 4000×3000 JPEG: Vision against jupyter_bbox_widget', asy
       const count = values.length < times[peer].length ? ` (${values.length} rounds)` : '';
       return `${key} ${ms(stats(values).median)}${count}`;
     });
+    // Spans within one round, whose medians vary less under load than times from the start:
+    // the kernel's share, and the page's from the preview's arrival to its paint.
+    const spans = SPANS.flatMap(([from, to]) => {
+      const values = times[peer]
+        .filter(t => from in t.steps && to in t.steps)
+        .map(t => t.steps[to] - t.steps[from]);
+      return values.length ? [`${from} → ${to} ${ms(stats(values).median)}`] : [];
+    });
     return [
       `  ${name}: ${timed} median ${ms(s.median)} (rounds: ${painted(peer).map(ms).join(', ')}); image loaded median ${ms(loaded.median)}`,
-      `    steps (medians): ${steps.join(' → ')}`
+      `    steps (medians): ${steps.join(' → ')}`,
+      ...(spans.length ? [`    spans (medians of each round's): ${spans.join('; ')}`] : [])
     ].join('\n');
   };
   const ratio = bbox.median / vision.median;
