@@ -5,7 +5,9 @@ the tools use (``applyMarkArgs``/``applyUpdateArgs``), and the kernel checks wha
 ``validateRecord`` before taking it. The downscaled preview crosses the comm as a binary buffer
 in a custom message (``{"event": "preview"}``), pushed once when the widget is displayed and sent
 again whenever a view asks (``{"method": "preview"}``, after a page reload). It is never a synced
-trait, so no widget state (nbclient's ``metadata.widgets``) ever stores it.
+trait, so no widget state (nbclient's ``metadata.widgets``) ever stores it. While the pushes are
+under way ``_preview_pending`` is true, so a view made before the pushed preview arrives waits for
+it instead of asking for another copy.
 
 First paint: displaying a ``Vision`` shows the output at once — the live-widget entry, the bundle
 and the mark list — then pushes the preview, and only then renders the map PNG (the slow part) and
@@ -30,7 +32,7 @@ from typing import Any
 
 import ipywidgets
 from IPython.display import display, update_display
-from traitlets import Dict, Int, Unicode, observe
+from traitlets import Bool, Dict, Int, Unicode, observe
 
 from .errors import FigureChatError
 from .outputs import BUNDLE_VERSION, FIGURE_MIME, bundle_view, vision_bundle
@@ -81,6 +83,9 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
     _height = Int().tag(sync=True)
     #: A message the view shows when the kernel refused an edit (cleared by the next edit).
     _problem = Unicode().tag(sync=True)
+    #: True while the kernel pushes the previews of a display: a view waits for them rather than
+    #: asking, and asks only if this turns false before one came (it connected after the push).
+    _preview_pending = Bool(False).tag(sync=True)
 
     _quick_preview_side = QUICK_PREVIEW_SIDE
 
@@ -330,12 +335,18 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         # Shown first without the PNG so the widget paints from the preview while the map renders
         # (about 0.3 s for 4000×3000); the PNG follows in the same cell, so no run (headless or
         # not, last cell or not) can end before it is in the output.
-        display(self._first_bundle(), raw=True, display_id=self._display_id)
-        self._displayed = True
-        if max(self.width, self.height) > PREVIEW_MAX_SIDE:
-            self._send_preview(quick=True)
-            self._refresh_display()
-            self._send_preview()
-        else:
-            self._send_preview()
-            self._refresh_display()
+        bundle = self._first_bundle()
+        # Before the output, so every view made from it knows a preview is on its way.
+        self._preview_pending = self.comm is not None
+        try:
+            display(bundle, raw=True, display_id=self._display_id)
+            self._displayed = True
+            if max(self.width, self.height) > PREVIEW_MAX_SIDE:
+                self._send_preview(quick=True)
+                self._refresh_display()
+                self._send_preview()
+            else:
+                self._send_preview()
+                self._refresh_display()
+        finally:
+            self._preview_pending = False

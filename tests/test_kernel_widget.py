@@ -159,6 +159,42 @@ def test_displayed_widget_shows_at_once_then_preview_then_png(kernel):
     assert bytes(msg["buffers"][0])[:2] == b"\xff\xd8"
 
 
+def test_a_view_knows_a_preview_is_on_its_way_until_the_last_one_is_sent(kernel):
+    """``_preview_pending`` turns true before the output (so a view made from it waits for the
+    pushed preview instead of asking for a copy) and false only after the last preview."""
+    client = kernel
+    code = (
+        "import numpy as np\n"
+        "import os, tempfile\n"
+        "from PIL import Image\n"
+        "from jupyterlab_figure_chat import Vision\n"
+        "path = os.path.join(tempfile.mkdtemp(), 'pending.jpg')\n"
+        "Image.fromarray(np.full((1800, 2400, 3), 90, np.uint8)).save(path)\n"
+        "Vision(path)"
+    )
+    seen = _run_cell(client, code)
+    steps = []
+    for msg in seen:
+        kind = msg["msg_type"]
+        data = msg["content"].get("data", {})
+        if kind == "comm_open" and "_preview_pending" in data.get("state", {}):
+            steps.append(("open", data["state"]["_preview_pending"]))
+        elif kind == "comm_msg" and "_preview_pending" in data.get("state", {}):
+            steps.append(("pending", data["state"]["_preview_pending"]))
+        elif kind == "display_data":
+            steps.append(("display", None))
+        elif _is_preview(msg):
+            steps.append(("preview", data["content"]["width"]))
+    assert steps == [
+        ("open", False),
+        ("pending", True),
+        ("display", None),
+        ("preview", 500),
+        ("preview", 1600),
+        ("pending", False),
+    ]
+
+
 def test_edits_from_the_view_rerender_the_saved_output_once_the_person_pauses(vision: Vision, monkeypatch):
     # Rendering the saved map of a big picture blocks the kernel for a second or two; per click, it
     # held the next clicks back (bench/widget-click). v.marks must follow at once, the render later.

@@ -1,8 +1,9 @@
 /**
  * The picture under the Vision editor's marks: the preview the kernel sends, first a quick small
- * one, then a sharp one. Each is decoded before it is put on the page, so the frame that shows it
- * does not wait for the decode, and it keeps the room the sharp one will take, so nothing around
- * it moves when the sharper preview replaces the quicker one.
+ * one, then a sharp one. The first goes on the page at once, with nothing before it to keep; a
+ * later one is decoded before it replaces the one shown, so the frame that shows it does not wait
+ * for the decode. Each keeps the room the sharp one will take, so nothing around it moves when
+ * the sharper preview replaces the quicker one.
  */
 
 /**
@@ -31,6 +32,8 @@ export class PreviewImage {
   private _node: HTMLImageElement;
   /** Number of the latest `show`: a slower decode of an older preview never replaces a newer one. */
   private _latest = 0;
+  /** Whether a preview is on the page (else the `<img>` is the empty placeholder). */
+  private _shown = false;
 
   constructor(
     private readonly _width: number,
@@ -45,10 +48,23 @@ export class PreviewImage {
     return this._node;
   }
 
-  /** Show the preview at `url` once the browser has decoded it (resolves then). */
+  /**
+   * Show the preview at `url`: the first at once, a later one once the browser has decoded it
+   * (resolves when it is on the page).
+   */
   async show(url: string): Promise<void> {
     const ticket = ++this._latest;
     const next = this._image();
+    if (!this._shown) {
+      // Nothing to keep on screen meanwhile, so no reason to wait for `decode()`, which resolves
+      // only after a compositor frame (about 16 ms later, then one more frame to paint it). A
+      // `data:` URL has loaded once `src` is set; its few hundred pixels are decoded in the
+      // frame that draws it.
+      next.decoding = 'sync';
+      next.src = url;
+      this._put(next);
+      return;
+    }
     next.src = url;
     try {
       await next.decode();
@@ -58,8 +74,13 @@ export class PreviewImage {
     if (ticket !== this._latest) {
       return;
     }
+    this._put(next);
+  }
+
+  private _put(next: HTMLImageElement): void {
     this._node.replaceWith(next);
     this._node = next;
+    this._shown = true;
   }
 
   private _image(): HTMLImageElement {

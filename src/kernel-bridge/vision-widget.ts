@@ -5,10 +5,15 @@
  * synced trait (widget state would store it in the notebook): the kernel pushes it as a binary
  * buffer in a custom message when the widget is displayed, and sends it again when a view asks
  * (`{method: "preview"}`), as after a page reload. The model keeps it for every view.
+ *
+ * While the kernel is pushing previews it says so (`_preview_pending`), so a view built before
+ * the pushed one arrives waits for it instead of asking for another copy; it asks only if the
+ * push ends without one having come (the page connected after it was sent).
  */
 import { DOMWidgetModel, DOMWidgetView } from '@jupyter-widgets/base';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
+import { bytesToBase64 } from '../tools/figure-client';
 import { validateRecord, type VisionRecord } from '../tools/vision';
 import type { LiveVisionModels } from './live-models';
 import { VisionEditor } from './vision-editor';
@@ -21,17 +26,20 @@ const PREVIEW_EVENT = 'figure-chat:preview';
 /** Image types the preview may have; anything else from the kernel is refused. */
 const PREVIEW_MIMES = new Set(['image/jpeg', 'image/png']);
 
-/** The preview's bytes as a Blob, from a buffer as ipywidgets hands it over. */
-function previewBlob(value: unknown, mime: string): Blob | null {
-  if (value instanceof DataView || value instanceof Uint8Array) {
-    return new Blob([new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice()], {
-      type: mime
-    });
-  }
-  if (value instanceof ArrayBuffer) {
-    return new Blob([value], { type: mime });
-  }
-  return null;
+/**
+ * The preview as a `data:` URL, from a buffer as ipywidgets hands it over. Not a blob URL: an
+ * `<img>` loads a `data:` URL at once, in the page, so the frame after the preview arrives can
+ * paint it; a blob URL is fetched through the browser process first, a round trip under load.
+ * A quick preview is about 12 kB, a sharp one about 150 kB; the model keeps one string.
+ */
+function previewUrl(value: unknown, mime: string): string | null {
+  const bytes =
+    value instanceof DataView || value instanceof Uint8Array
+      ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength)
+      : value instanceof ArrayBuffer
+        ? new Uint8Array(value)
+        : null;
+  return bytes && bytes.length > 0 ? `data:${mime};base64,${bytesToBase64(bytes)}` : null;
 }
 
 function positiveInt(value: unknown): number {
@@ -56,24 +64,40 @@ export function visionWidgetClasses(
       };
     }
 
-    /** The preview, once the kernel has sent it; shared by every view of this model. */
-    preview: Blob | null = null;
+    /** The preview (a `data:` URL), once the kernel has sent it; shared by every view. */
+    preview: string | null = null;
     private _previewWidth = 0;
     private _asked = false;
+    private _wanted = false;
 
     initialize(...args: Parameters<DOMWidgetModel['initialize']>): void {
       super.initialize(...args);
       this.on('msg:custom', this._onCustom, this);
+      this.on('change:_preview_pending', this._onPendingChanged, this);
       live.add(this);
     }
 
-    /** Ask the kernel for the preview unless it has come or was asked for already. */
+    /**
+     * Ask the kernel for the preview unless it has come or was asked for already, or the kernel
+     * is pushing one now (then ask only if the push ends without it).
+     */
     askPreview(): void {
       if (this.preview || this._asked) {
         return;
       }
+      if (this.get('_preview_pending') === true) {
+        this._wanted = true;
+        return;
+      }
       this._asked = true;
       this.send({ method: 'preview' }, {});
+    }
+
+    private _onPendingChanged(): void {
+      if (this._wanted && this.get('_preview_pending') !== true) {
+        this._wanted = false;
+        this.askPreview();
+      }
     }
 
     private _onCustom(content: unknown, buffers: unknown): void {
@@ -84,10 +108,10 @@ export function visionWidgetClasses(
         return;
       }
       const mime = typeof message.mime === 'string' ? message.mime : '';
-      const blob =
-        Array.isArray(buffers) && PREVIEW_MIMES.has(mime) ? previewBlob(buffers[0], mime) : null;
-      if (blob && blob.size > 0) {
-        this.preview = blob;
+      const url =
+        Array.isArray(buffers) && PREVIEW_MIMES.has(mime) ? previewUrl(buffers[0], mime) : null;
+      if (url) {
+        this.preview = url;
         this._previewWidth = width;
         this.trigger(PREVIEW_EVENT);
       }
@@ -96,7 +120,6 @@ export function visionWidgetClasses(
 
   class FigureChatVisionView extends DOMWidgetView {
     private _editor: VisionEditor | null = null;
-    private _url = '';
 
     render(): void {
       this.el.classList.add('jp-FigureChat-vision');
@@ -110,21 +133,14 @@ export function visionWidgetClasses(
         return;
       }
       // The kernel pushes the preview right after displaying the widget; a view made later (a
-      // reload, a second view) asks for it.
+      // reload, a second view) asks for it, once no push is under way.
       model.askPreview();
     }
 
     private _onPreview(): void {
-      const blob = (this.model as FigureChatVisionModel).preview;
-      if (!blob || !this._editor) {
-        return;
-      }
-      const old = this._url;
-      this._url = URL.createObjectURL(blob);
-      // The old URL may go at once: its image, decoded, stays on the page until the new one is.
-      void this._editor.setPreview(this._url);
-      if (old) {
-        URL.revokeObjectURL(old);
+      const url = (this.model as FigureChatVisionModel).preview;
+      if (url && this._editor) {
+        void this._editor.setPreview(url);
       }
     }
 
@@ -165,10 +181,6 @@ export function visionWidgetClasses(
     }
 
     remove(): void {
-      if (this._url) {
-        URL.revokeObjectURL(this._url);
-        this._url = '';
-      }
       this._editor = null;
       super.remove();
     }

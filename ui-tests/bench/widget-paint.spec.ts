@@ -7,6 +7,9 @@
  *   cd ui-tests && FIGURE_CHAT_TEST_PORT=8914 FIGURE_CHAT_MODEL_PORT=8714 \
  *     npx playwright test --config playwright.bench.config.js bench/widget-paint.spec.ts
  *
+ * FIGURE_CHAT_BENCH_ROUNDS sets the number of rounds (8 by default): under load, more rounds give
+ * steadier medians.
+ *
  * Each round runs one cell (`Vision(path)` or `BBoxWidget(image=path)`) on a new picture of its
  * own (no cache helps either), alternating which goes first; the first round of each, on a small
  * picture, loads their code and is not counted. Time runs from the run-cell command to the frame
@@ -23,7 +26,7 @@ import { MAKE_PICTURE, ms, notebookWith, runCell, stats } from './widget-helpers
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
-const ROUNDS = 8;
+const ROUNDS = Math.max(1, Number(process.env.FIGURE_CHAT_BENCH_ROUNDS) || 8);
 
 const SETUP = `${MAKE_PICTURE}
 from jupyter_bbox_widget import BBoxWidget
@@ -60,6 +63,14 @@ const STEPS = [
   'img',
   'loaded',
   'painted'
+];
+
+/** Spans of one round the benchmark reports, from step to step. */
+const SPANS: Array<[string, string]> = [
+  ['execute_input sent', 'preview sent'],
+  ['preview sent', 'preview'],
+  ['preview', 'painted'],
+  ['preview sent', 'painted']
 ];
 
 /** Set cell 1 to `source`, run it, and time the first picture its output paints. */
@@ -225,9 +236,18 @@ test('first paint of a 4000×3000 JPEG: Vision against jupyter_bbox_widget', asy
       const count = values.length < times[peer].length ? ` (${values.length} rounds)` : '';
       return `${key} ${ms(stats(values).median)}${count}`;
     });
+    // Spans within one round, whose medians vary less under load than times from the start:
+    // the kernel's share, and the page's from the preview's arrival to its paint.
+    const spans = SPANS.flatMap(([from, to]) => {
+      const values = times[peer]
+        .filter(t => from in t.steps && to in t.steps)
+        .map(t => t.steps[to] - t.steps[from]);
+      return values.length ? [`${from} → ${to} ${ms(stats(values).median)}`] : [];
+    });
     return [
       `  ${name}: ${timed} median ${ms(s.median)} (rounds: ${painted(peer).map(ms).join(', ')}); image loaded median ${ms(loaded.median)}`,
-      `    steps (medians): ${steps.join(' → ')}`
+      `    steps (medians): ${steps.join(' → ')}`,
+      ...(spans.length ? [`    spans (medians of each round's): ${spans.join('; ')}`] : [])
     ].join('\n');
   };
   const ratio = bbox.median / vision.median;

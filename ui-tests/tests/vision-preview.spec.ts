@@ -2,8 +2,10 @@
  * The Vision widget's preview is not widget state: the kernel pushes it when the widget is shown,
  * and a view made later asks for it. After a page reload with the kernel still running, the live
  * widget comes back with its picture and its marks. A big picture paints from a small quick
- * preview first, decoded before it is shown and drawn at the size the sharp one takes.
+ * preview first, loaded when it is shown and drawn at the size the sharp one takes, and the
+ * view, made before the pushed previews arrive, never asks the kernel for one.
  */
+import type { NotebookPanel } from '@jupyterlab/notebook';
 import { expect, test } from '@jupyterlab/galata';
 
 import { createNotebookFile, openNotebook, reloadLab, SETTINGS } from './helpers';
@@ -54,7 +56,7 @@ interface Shown {
   stage: number;
 }
 
-test('a big picture paints a small quick preview first, decoded and at its final size', async ({
+test('a big picture paints a small quick preview first, at its final size, never asked for', async ({
   page,
   tmpPath
 }) => {
@@ -99,6 +101,16 @@ test('a big picture paints a small quick preview first, decoded and at its final
         }
       }
     }).observe(notebook ?? document.body, { childList: true, subtree: true });
+    // Every request for a preview the page sends to the kernel.
+    const asks: string[] = [];
+    (window as unknown as { figureChatAsks: string[] }).figureChatAsks = asks;
+    const panel = window.jupyterapp.shell.currentWidget as NotebookPanel;
+    panel.sessionContext.session?.kernel?.anyMessage.connect((_, { msg, direction }) => {
+      const data = (msg.content as { data?: { content?: { method?: string } } }).data;
+      if (direction === 'send' && data?.content?.method === 'preview') {
+        asks.push(msg.header.msg_id);
+      }
+    });
   });
   await page.notebook.runCell(0, true);
   const shown = () =>
@@ -107,11 +119,18 @@ test('a big picture paints a small quick preview first, decoded and at its final
     .poll(async () => (await shown()).map(s => s.natural), { timeout: 60000 })
     .toEqual([500, 1600]);
   const [quick, sharp] = await shown();
-  // Decoded before it was put on the page, so the frame that shows it has the pixels.
+  // Loaded when it was put on the page (a data: URL loads at once; a sharper one is decoded
+  // first), so the frame that shows it has the pixels.
   expect(quick.complete && sharp.complete).toBe(true);
   // The quick preview takes the room of the sharp one: nothing moves when it is replaced.
   expect(quick.width).toBeGreaterThan(quick.natural);
   expect(quick.width).toBe(sharp.width);
   expect(quick.stage).toBe(sharp.stage);
+  // The cell has ended (runCell waited), so the kernel has said its pushes are over: the view,
+  // made from the output before the previews came, waited for them instead of asking.
+  const asks = await page.evaluate(
+    () => (window as unknown as { figureChatAsks: string[] }).figureChatAsks
+  );
+  expect(asks).toEqual([]);
   await page.evaluate(() => window.jupyterapp.serviceManager.sessions.shutdownAll());
 });
