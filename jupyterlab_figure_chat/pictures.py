@@ -26,6 +26,9 @@ class PictureSource:
     address: str | None
     #: The first word of a generated address (``array-1a2b3c4d5e6f``).
     kind: str = "picture"
+    #: An encoded file the figure program reads itself (``data`` is then empty): the bytes skip
+    #: the pipe, so the quick preview's decode starts sooner; Vision reads the file afterwards.
+    path: Path | None = None
 
 
 def _address_for_path(path: Path) -> str:
@@ -77,15 +80,25 @@ def _from_array(array: Any, address: str | None) -> PictureSource:
     )
 
 
+def read_picture(path: Path) -> bytes:
+    """The bytes of a picture file; PictureError (``not-found``) if it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise PictureError(f"cannot read the picture {path}: {error.strerror or error}", "not-found") from error
+
+
 def picture_source(picture: Any, address: str | None = None) -> PictureSource:
     """Read a path, bytes, PIL image, NumPy array or matplotlib figure; raise PictureError if none."""
     if isinstance(picture, (str, os.PathLike)):
         path = Path(picture)
         try:
-            data = path.read_bytes()
+            # Opened here so a missing or unreadable file raises at once; read_picture reads it.
+            with path.open("rb"):
+                pass
         except OSError as error:
             raise PictureError(f"cannot read the picture {path}: {error.strerror or error}", "not-found") from error
-        return PictureSource(data, None, address or _address_for_path(path))
+        return PictureSource(b"", None, address or _address_for_path(path), path=path.resolve())
     if isinstance(picture, (bytes, bytearray, memoryview)):
         return PictureSource(bytes(picture), None, address, "picture")
     module = type(picture).__module__ or ""

@@ -8,12 +8,13 @@ through the bundled figure program; Python only shapes arguments and holds the r
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .errors import FigureChatError
 from .outputs import bundle_view, vision_bundle
-from .pictures import picture_source
+from .pictures import picture_source, read_picture
 from .program import figure_program
 
 
@@ -105,7 +106,16 @@ class VisionCore:
             header["raw"] = source.raw
         if self._quick_preview_side is not None:
             header["quickPreview"] = self._quick_preview_side
-        answer, encoded = figure_program().request(header, source.data)
+        if source.path is not None:
+            answer, encoded = figure_program().request({**header, "path": str(source.path)})
+            # The program read the file first, so its decode started without waiting for the
+            # pipe; these bytes are the picture only if they are the ones it read.
+            data = read_picture(source.path)
+            if hashlib.sha256(data).hexdigest() != answer["sha256"]:
+                answer, encoded = figure_program().request(header, data)
+            source = type(source)(data, None, source.address, source.kind)
+        else:
+            answer, encoded = figure_program().request(header, source.data)
         self.address: str = source.address or f"{source.kind}-{answer['sha256'][:12]}"
         self.sha256: str = answer["sha256"]
         self.width: int = answer["width"]

@@ -398,3 +398,48 @@ def test_the_kernel_takes_edits_while_the_saved_output_rerenders(tmp_path, monke
         assert longest_stall < render / 2, (longest_stall, render)
     finally:
         v.close()
+
+
+def _jpeg(width: int, height: int, colour: tuple[int, int, int]) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), colour).save(out, format="JPEG")
+    return out.getvalue()
+
+
+def test_a_path_is_read_by_the_figure_program_and_checked_by_its_hash(tmp_path, monkeypatch):
+    import hashlib
+
+    from jupyterlab_figure_chat import vision as vision_module
+
+    photo = tmp_path / "photo.jpg"
+    first = _jpeg(320, 240, (200, 40, 40))
+    photo.write_bytes(first)
+    v = Vision(photo)
+    try:
+        assert v.picture_bytes == first
+        assert v.sha256 == hashlib.sha256(first).hexdigest()
+        assert (v.width, v.height, v.address) == (320, 240, "photo.jpg")
+    finally:
+        v.close()
+
+    # The file changes after the figure program read it and before Python does: the picture is
+    # the bytes Python holds, sent again, never a mix of the two versions.
+    second = _jpeg(200, 100, (40, 40, 200))
+    real_read = vision_module.read_picture
+
+    def read_after_a_write(path):
+        photo.write_bytes(second)
+        return real_read(path)
+
+    monkeypatch.setattr(vision_module, "read_picture", read_after_a_write)
+    photo.write_bytes(first)
+    v = Vision(photo)
+    try:
+        assert v.picture_bytes == second
+        assert v.sha256 == hashlib.sha256(second).hexdigest()
+        assert (v.width, v.height) == (200, 100)
+        assert v.marks == []
+        v.mark(["190,90"])
+        assert v.marks[0]["x"] == 190
+    finally:
+        v.close()

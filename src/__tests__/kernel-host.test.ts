@@ -5,6 +5,9 @@
  * message for the Python exceptions.
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import sharp from 'sharp';
 
@@ -129,5 +132,50 @@ describe('the kernel program as a ToolHost', () => {
     const answer = await runKernelOp({ op: 'figure', svg: good, alt: 'A bar' }, Buffer.alloc(0));
     expect(answer.json).toMatchObject({ width: 60, height: 20 });
     expect(answer.payload?.subarray(0, 8).toString('hex')).toBe(PNG_SIGNATURE);
+  });
+});
+
+describe('the picture op given a path', () => {
+  it('reads the file itself: the same picture as its bytes sent over the pipe', async () => {
+    const jpeg = await sharp({
+      create: { width: 640, height: 480, channels: 3, background: { r: 30, g: 90, b: 160 } }
+    })
+      .jpeg()
+      .toBuffer();
+    const folder = mkdtempSync(join(tmpdir(), 'fc-kernel-path-'));
+    try {
+      const file = join(folder, 'photo.jpg');
+      writeFileSync(file, jpeg);
+      const byPath = await runKernelOp(
+        { op: 'picture', address: 'photo.jpg', path: file },
+        Buffer.alloc(0)
+      );
+      const byBytes = await runKernelOp({ op: 'picture', address: 'photo.jpg' }, jpeg);
+      expect(byPath.json).toEqual(byBytes.json);
+      expect(byPath.json.sha256).toBe(createHash('sha256').update(jpeg).digest('hex'));
+      expect(byPath.json).toMatchObject({ width: 640, height: 480, format: 'jpeg' });
+      // Later ops name the picture by hash, so the file's bytes are what the program holds.
+      const preview = await runKernelOp(
+        { op: 'preview', picture: { address: 'photo.jpg', sha256: byPath.json.sha256 } },
+        Buffer.alloc(0)
+      );
+      expect((await sharp(preview.payload).metadata()).format).toBe('jpeg');
+
+      const missing = await runKernelOp(
+        { op: 'picture', address: 'gone.jpg', path: join(folder, 'gone.jpg') },
+        Buffer.alloc(0)
+      ).catch((caught: unknown) => caught);
+      expect(missing).toBeInstanceOf(KernelOpError);
+      expect(missing).toMatchObject({ code: 'not-found' });
+      expect(String(missing)).toContain('cannot read the picture gone.jpg: ENOENT');
+
+      const both = await runKernelOp(
+        { op: 'picture', address: 'photo.jpg', path: file },
+        jpeg
+      ).catch((caught: unknown) => caught);
+      expect(both).toMatchObject({ code: 'bad-request' });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

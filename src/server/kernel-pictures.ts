@@ -4,10 +4,12 @@
  * lookup every later op of a picture goes through.
  */
 import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 
 import sharp from 'sharp';
 import { z } from 'zod';
 
+import { isRecord } from '../tools/guards';
 import { KernelOpError, type KernelAnswer } from './kernel-answer';
 import { keepQuickPreview, preview, PREVIEW_MAX_SIDE, startQuickPreview } from './kernel-preview';
 import {
@@ -35,6 +37,9 @@ const RawLayout = z.object({
 
 export const PictureRequest = z.object({
   address: z.string().min(1).max(4096),
+  // An encoded file this program reads itself, so a path given to Vision skips the pipe (its
+  // bytes reach the decode sooner); Python still reads the file and checks the sha-256.
+  path: z.string().min(1).max(4096).optional(),
   raw: RawLayout.optional(),
   // The side of the quick preview the widget will ask for next: started now (./kernel-preview).
   quickPreview: z.number().int().min(64).max(PREVIEW_MAX_SIDE).optional()
@@ -67,7 +72,7 @@ export async function pictureOp(
   body: z.infer<typeof PictureRequest>,
   payload: Buffer
 ): Promise<KernelAnswer> {
-  let bytes = payload;
+  let bytes = body.path === undefined ? payload : await readPictureFile(body, payload);
   let encoded = false;
   if (body.raw) {
     const { width, height, channels } = body.raw;
@@ -120,6 +125,40 @@ export async function pictureOp(
     },
     payload: encoded ? bytes : undefined
   };
+}
+
+async function readPictureFile(
+  body: z.infer<typeof PictureRequest>,
+  payload: Buffer
+): Promise<Buffer> {
+  const path = body.path ?? '';
+  if (payload.length > 0 || body.raw) {
+    throw new KernelOpError('request', 'bad-request', 'picture: send a path or bytes, not both');
+  }
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) {
+      throw new KernelOpError('picture', 'not-found', `${body.address} is not a file`);
+    }
+    if (info.size > MAX_PICTURE_BYTES) {
+      throw new KernelOpError(
+        'picture',
+        'too-large',
+        `${body.address} is ${info.size} bytes; the limit is ${MAX_PICTURE_BYTES}`
+      );
+    }
+    return await readFile(path);
+  } catch (error) {
+    if (error instanceof KernelOpError) {
+      throw error;
+    }
+    const code = isRecord(error) && typeof error.code === 'string' ? error.code : String(error);
+    throw new KernelOpError(
+      'picture',
+      'not-found',
+      `cannot read the picture ${body.address}: ${code}`
+    );
+  }
 }
 
 /** `preview { picture, maxSide? }`: the downscaled JPEG the widget draws marks over. */
