@@ -340,7 +340,8 @@ export class ChatView extends Widget {
           queue: this._queue,
           trans,
           allowRemoteImages: () => this._options.allowRemoteImages(),
-          onRendered: () => this._follower.changed()
+          onRendered: () => this._follower.changed(),
+          whenNear: (node, render) => this._lazy.whenNear(node, render)
         });
         return { element: assistant.node, signature, assistant };
       }

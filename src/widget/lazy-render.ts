@@ -30,6 +30,8 @@ interface Deferred {
 export class LazyRenderer {
   private readonly _pending = new Map<HTMLElement, Deferred>();
   private readonly _heights = new Map<string, number>();
+  /** Elements rendered in place (not placeholders): what to call when each comes near. */
+  private readonly _watched = new Map<Element, () => void>();
   private readonly _observer: IntersectionObserver | null;
   private _background = 0;
   private _disposed = false;
@@ -83,6 +85,19 @@ export class LazyRenderer {
     return holder;
   }
 
+  /**
+   * Call `near` once `element` comes near the visible area, never in the background: for parts
+   * that are cheap to keep as they are (a message's text before its Markdown is rendered).
+   */
+  whenNear(element: HTMLElement, near: () => void): void {
+    if (!this._observer) {
+      near();
+      return;
+    }
+    this._watched.set(element, near);
+    this._observer.observe(element);
+  }
+
   /** Forget a placeholder that left the chat. */
   forget(holder: HTMLElement): void {
     if (this._pending.delete(holder)) {
@@ -94,6 +109,7 @@ export class LazyRenderer {
     this._disposed = true;
     this._observer?.disconnect();
     this._pending.clear();
+    this._watched.clear();
     cancelAnimationFrame(this._background);
   }
 
@@ -135,6 +151,12 @@ export class LazyRenderer {
       this._pending.get(entry.target as HTMLElement)?.near?.();
     }
     for (const entry of near) {
+      const watcher = this._watched.get(entry.target);
+      if (watcher) {
+        this._watched.delete(entry.target);
+        this._observer?.unobserve(entry.target);
+        watcher();
+      }
       this._take(entry.target as HTMLElement);
     }
     if (near.length) {

@@ -4,12 +4,15 @@
  * inert, and only then into the page. Finished blocks are rendered once; while a reply streams only
  * its open block is rendered again. Past `MARKDOWN_CHAR_LIMIT` the rest is plain text behind a
  * button. All rendering goes through a `RenderQueue`, which yields to the browser between jobs so
- * no single task grows with the conversation.
+ * no single task grows with the conversation. A stored message far from the visible area shows its
+ * text as it is (found by find-in-page, read by screen readers) and is rendered only when it comes
+ * near: a reopened 200-message conversation no longer parses and sanitizes every answer while its
+ * figures and views are being drawn.
  */
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { planMarkdown } from '../chat/markdown-blocks';
+import { MARKDOWN_CHAR_LIMIT, planMarkdown } from '../chat/markdown-blocks';
 import { blockRemoteResources, loadBlocked } from './privacy';
 
 /** Plain text shown per click on "show more". */
@@ -80,6 +83,11 @@ export interface ChatMarkdownOptions {
   allowRemoteImages(): boolean;
   /** Called after the rendered height may have changed. */
   onRendered(): void;
+  /**
+   * Call `render` once `node` comes near the visible area (at once where that cannot be told).
+   * Without it, every message is rendered at once.
+   */
+  whenNear?(node: HTMLElement, render: () => void): void;
 }
 
 /** The rendered Markdown of one message. */
@@ -91,6 +99,8 @@ export class ChatMarkdown {
   private _streaming = false;
   private _restText = '';
   private _restShown = 0;
+  /** The text as it is, shown until the first render (null once rendered, or never needed). */
+  private _waiting: HTMLElement | null = null;
 
   constructor(private readonly _options: ChatMarkdownOptions) {
     this.node = document.createElement('div');
@@ -122,6 +132,26 @@ export class ChatMarkdown {
     }
     this._text = text;
     this._streaming = streaming;
+    const { whenNear } = this._options;
+    if (this._waiting && !streaming) {
+      // Still waiting to come near: only the text as it is changes.
+      this._waiting.textContent = text.slice(0, MARKDOWN_CHAR_LIMIT);
+      return;
+    }
+    if (!this._waiting && !this._blocks.length && !streaming && whenNear) {
+      // A finished message not rendered yet (a stored one): its text now, Markdown when near.
+      const plain = document.createElement('div');
+      plain.className = 'jp-FigureChat-block jp-FigureChat-block-mod-waiting';
+      plain.textContent = text.slice(0, MARKDOWN_CHAR_LIMIT);
+      this._rest.before(plain);
+      this._waiting = plain;
+      whenNear(this.node, () => this._schedule());
+      return;
+    }
+    this._schedule();
+  }
+
+  private _schedule(): void {
     this._options.queue.schedule(this, () => this._render());
   }
 
@@ -152,6 +182,9 @@ export class ChatMarkdown {
       stale.element.remove();
     }
     this._showRest(plan.rest);
+    // Replaced only now, so the message never shows empty in between.
+    this._waiting?.remove();
+    this._waiting = null;
     this._options.onRendered();
   }
 

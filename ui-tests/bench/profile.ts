@@ -24,8 +24,58 @@ export async function startProfile(page: IJupyterLabPageFixture): Promise<Profil
   return profiler;
 }
 
-/** Print the top 20 functions by self time, and the total sampled time that was not idle. */
-export async function stopProfile(profiler: Profiler | null, label: string): Promise<void> {
+/** The name of the page function the benchmark calls (busy for a moment) to mark a phase's start. */
+export const PHASE_MARK = 'figureChatBenchPhaseMark';
+
+/** Where a frame's code comes from: our extension (by module), JupyterLab and the rest, or V8. */
+function family(url: string, module: string | null): string {
+  if (module) {
+    return `ours ${module}`;
+  }
+  if (/figure-chat/.test(url)) {
+    return 'ours (other)';
+  }
+  if (/\/static\/lab\/|\/lab\/extensions\//.test(url)) {
+    return 'JupyterLab and other extensions';
+  }
+  return url ? 'other scripts' : 'native';
+}
+
+/**
+ * The module each line of our (development-built, one module per `/***\/ "./lib/…":` header)
+ * bundles belongs to, so time can be attributed to src/chat, src/widget, … files.
+ */
+async function moduleLines(
+  page: IJupyterLabPageFixture,
+  urls: ReadonlyArray<string>
+): Promise<Map<string, Array<[number, string]>>> {
+  const result = new Map<string, Array<[number, string]>>();
+  for (const url of urls) {
+    const response = await page.request.get(url).catch(() => null);
+    const text = response?.ok() ? await response.text() : '';
+    const starts: Array<[number, string]> = [];
+    text.split('\n').forEach((line, i) => {
+      const header = /^\/\*\*\*\/ "\.\/(lib\/[^"]+)"/.exec(line);
+      if (header) {
+        starts.push([i, header[1]]);
+      }
+    });
+    result.set(url, starts);
+  }
+  return result;
+}
+
+/**
+ * Print the top 20 functions by self time, the total sampled time that was not idle, and that
+ * time by where the code comes from (self), and by which of our modules is on the stack
+ * (inclusive: what our code caused, JupyterLab's sanitizer or parser included), before and
+ * after the phase mark.
+ */
+export async function stopProfile(
+  profiler: Profiler | null,
+  label: string,
+  page?: IJupyterLabPageFixture
+): Promise<void> {
   if (!profiler) {
     return;
   }
@@ -33,21 +83,93 @@ export async function stopProfile(profiler: Profiler | null, label: string): Pro
   await profiler.detach();
   const self = new Map<string, number>();
   const byId = new Map(profile.nodes.map(node => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) {
+    for (const child of node.children ?? []) {
+      parent.set(child, node.id);
+    }
+  }
+  const ourUrls = [
+    ...new Set(profile.nodes.map(n => n.callFrame.url).filter(url => /figure-chat/.test(url)))
+  ];
+  const lines = page ? await moduleLines(page, ourUrls) : new Map();
+  const moduleOf = (url: string, line: number): string | null => {
+    const starts = lines.get(url);
+    let found: string | null = null;
+    for (const [start, name] of starts ?? []) {
+      if (start > line) {
+        break;
+      }
+      found = name;
+    }
+    return found;
+  };
   const deltas = profile.timeDeltas ?? [];
+  const samples = profile.samples ?? [];
+  // The phase mark: the first sample with the mark function on its stack.
+  const stackOf = (id: number): number[] => {
+    const stack: number[] = [];
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      stack.push(at);
+    }
+    return stack;
+  };
+  const markAt = samples.findIndex(id =>
+    stackOf(id).some(n => byId.get(n)?.callFrame.functionName === PHASE_MARK)
+  );
+  const phases = [new Map<string, number>(), new Map<string, number>()];
+  const inclusive = [new Map<string, number>(), new Map<string, number>()];
+  const add = (map: Map<string, number>, key: string, ms: number): void => {
+    map.set(key, (map.get(key) ?? 0) + ms);
+  };
   let busy = 0;
-  (profile.samples ?? []).forEach((id, i) => {
+  samples.forEach((id, i) => {
     const frame = byId.get(id)?.callFrame;
     const ms = (deltas[i] ?? 0) / 1000;
-    if (frame?.functionName !== '(idle)' && frame?.functionName !== '(program)') {
-      busy += ms;
-    }
+    const phase = markAt >= 0 && i >= markAt ? 1 : 0;
     const name = `${frame?.functionName || '(anonymous)'} ${frame?.url.split('/').pop() ?? ''}:${frame?.lineNumber ?? 0}`;
     self.set(name, (self.get(name) ?? 0) + ms);
+    if (frame?.functionName === '(idle)') {
+      return;
+    }
+    busy += ms;
+    const url = frame?.url ?? '';
+    const selfFamily = frame?.functionName.startsWith('(')
+      ? frame.functionName
+      : family(url, moduleOf(url, frame?.lineNumber ?? 0));
+    add(phases[phase], selfFamily, ms);
+    const modules = new Set<string>();
+    for (const node of stackOf(id)) {
+      const f = byId.get(node)?.callFrame;
+      // The benchmark's own per-frame measuring (an evaluated function, no script address).
+      if (f && f.functionName === 'step' && !/^https?:/.test(f.url)) {
+        modules.add('(the benchmark measuring)');
+      }
+      if (f && /figure-chat/.test(f.url)) {
+        modules.add(moduleOf(f.url, f.lineNumber) ?? '(other)');
+      }
+    }
+    for (const module of modules) {
+      add(inclusive[phase], module, ms);
+    }
+    add(inclusive[phase], modules.size ? 'any of ours' : 'none of ours', ms);
   });
   const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 20);
   console.log(
     `  profile (${label}): ${Math.round(busy)} ms busy; self ms: ${top.map(([name, ms]) => `${name} ${Math.round(ms)}`).join('; ')}`
   );
+  const list = (map: Map<string, number>): string =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .filter(([, ms]) => ms >= 5)
+      .map(([name, ms]) => `${name} ${Math.round(ms)}`)
+      .join('; ');
+  ['command → shown', 'shown → all'].forEach((phase, i) => {
+    console.log(`  profile (${label}, ${phase}): self by origin: ${list(phases[i])}`);
+    console.log(
+      `  profile (${label}, ${phase}): with our module on the stack: ${list(inclusive[i])}`
+    );
+  });
 }
 
 /** CPU time (ms) used so far by each family of processes a benchmark phase involves. */

@@ -24,12 +24,34 @@ test('figures and views say the scale they are drawn at, and when it is small', 
   });
   expect(put.ok()).toBeTruthy();
   await openChat(page).catch(() => undefined);
+  // Count reads of `naturalWidth`: for an SVG picture each read sizes its document again.
+  await page.evaluate(() => {
+    const property = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'naturalWidth');
+    const get = property?.get;
+    if (!get) {
+      throw new Error('no naturalWidth getter');
+    }
+    Reflect.set(window, 'naturalWidthReads', 0);
+    Object.defineProperty(HTMLImageElement.prototype, 'naturalWidth', {
+      ...property,
+      get(this: HTMLImageElement) {
+        Reflect.set(
+          window,
+          'naturalWidthReads',
+          Number(Reflect.get(window, 'naturalWidthReads')) + 1
+        );
+        return get.call(this);
+      }
+    });
+  });
   await page.evaluate(async p => {
     await window.jupyterapp.commands.execute('docmanager:open', { path: p });
     await window.jupyterapp.commands.execute('figure-chat:open');
   }, path);
   const figures = chat(page).locator('figure.jp-FigureChat-figure[data-scale]');
   await expect(figures).toHaveCount(2);
+  // Once per picture, when it has loaded, however often it is resized.
+  expect(await page.evaluate(() => Reflect.get(window, 'naturalWidthReads'))).toBe(2);
   /** Each picture's shown scale against the one measured now, and its hint. */
   const read = () =>
     figures.evaluateAll(elements =>

@@ -53,3 +53,57 @@ test('off-screen parts of a long conversation are skipped until scrolled to', as
   await expect(view.locator('.jp-FigureChat-lazy')).toHaveCount(0);
   await expect(view.locator('.jp-FigureChat-jump')).toBeHidden();
 });
+
+test('off-screen answers keep their text as written until they come near, then render', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/long-answers.ipynb`;
+  const put = await page.request.put(`/api/contents/${path}`, {
+    data: {
+      type: 'notebook',
+      format: 'json',
+      content: benchNotebook({ messages: 200, figures: 4, views: 0 })
+    }
+  });
+  expect(put.ok()).toBeTruthy();
+  await openChat(page).catch(() => undefined);
+  await page.evaluate(async p => {
+    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
+    await window.jupyterapp.commands.execute('figure-chat:open');
+  }, path);
+
+  const view = chat(page);
+  const answers = view.locator('.jp-FigureChat-message-mod-assistant');
+  const newest = answers.filter({ hasText: 'Answer' }).last();
+  // Near the end, answers are rendered Markdown.
+  await expect(newest.locator('strong')).toHaveText('Markdown');
+  await expect(newest.locator('.jp-FigureChat-code pre')).toBeVisible();
+  // Every figure rendered (in the background too): the chat has settled.
+  await expect(view.locator('.jp-FigureChat-lazy')).toHaveCount(0);
+  // Far above, an answer shows its text as written, unparsed, and nothing else was done for it.
+  const first = await answers
+    .filter({ hasText: /Answer \d+ with/ })
+    .first()
+    .textContent();
+  const turn = /Answer (\d+) with/.exec(first ?? '')?.[1];
+  const oldest = answers.filter({ hasText: `Answer ${turn} with` });
+  await expect(oldest.locator('.jp-FigureChat-block-mod-waiting')).toHaveText(
+    `Answer ${turn} with **Markdown** and a list:\n\n- one\n- two\n\n\`\`\`python\nprint(${turn})\n\`\`\``
+  );
+  await expect(oldest.locator('strong')).toHaveCount(0);
+  // Find in page still finds its words.
+  expect(await page.evaluate(t => window.find(`Answer ${t} with **Markdown**`), turn)).toBe(true);
+  // Its copy button copies what was said.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await oldest.locator('xpath=..').locator('.jp-FigureChat-copyMessage').click();
+  await expect
+    .poll(() => page.evaluate(() => navigator.clipboard.readText()))
+    .toContain(`Answer ${turn} with **Markdown**`);
+
+  // Scrolled to it: it is rendered, and the text as written is gone.
+  await view.locator('.jp-FigureChat-scroller').evaluate(node => (node.scrollTop = 0));
+  await expect(oldest.locator('strong')).toHaveText('Markdown');
+  await expect(oldest.locator('.jp-FigureChat-code pre')).toHaveText(`print(${turn})`);
+  await expect(oldest.locator('.jp-FigureChat-block-mod-waiting')).toHaveCount(0);
+});
