@@ -5,8 +5,7 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 
-import { benchNotebook } from '../bench/conversation';
-import { chat, openChat, SETTINGS } from './helpers';
+import { chat, openChat, putConversationNotebook, SETTINGS } from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -15,14 +14,7 @@ test('figures and views say the scale they are drawn at, and when it is small', 
   tmpPath
 }) => {
   const path = `${tmpPath}/scale.ipynb`;
-  const put = await page.request.put(`/api/contents/${path}`, {
-    data: {
-      type: 'notebook',
-      format: 'json',
-      content: benchNotebook({ messages: 8, figures: 1, views: 1 })
-    }
-  });
-  expect(put.ok()).toBeTruthy();
+  await putConversationNotebook(page, path, { messages: 8, figures: 1, views: 1 });
   await openChat(page).catch(() => undefined);
   // Count reads of `naturalWidth`: for an SVG picture each read sizes its document again.
   await page.evaluate(() => {

@@ -4,6 +4,8 @@
  */
 import { expect, galata, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
+import { benchNotebook, type ConversationSize } from '../bench/conversation';
+
 export const MODEL_URL = `http://127.0.0.1:${process.env.FIGURE_CHAT_MODEL_PORT ?? '8765'}`;
 
 /** The Jupyter server with its base URL (`/user/alice/` in playwright.baseurl.config.js), ending in `/`. */
@@ -82,6 +84,18 @@ export async function openNotebook(page: IJupyterLabPageFixture, path: string): 
   await expect(page.locator('#jp-figure-chat-sidebar .jp-FigureChat-header-title')).toHaveText(
     `Figure Chat — ${name}`
   );
+}
+
+/** Write a notebook holding a generated conversation of this size (see bench/conversation.ts). */
+export async function putConversationNotebook(
+  page: IJupyterLabPageFixture,
+  path: string,
+  size: ConversationSize
+): Promise<void> {
+  const response = await page.request.put(`/api/contents/${path}`, {
+    data: { type: 'notebook', format: 'json', content: benchNotebook(size) }
+  });
+  expect(response.ok()).toBeTruthy();
 }
 
 /** Create an empty notebook file on the server. */

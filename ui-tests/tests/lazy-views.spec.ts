@@ -5,8 +5,7 @@
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import { benchNotebook } from '../bench/conversation';
-import { chat, openChat, saveAndCloseAll, SETTINGS } from './helpers';
+import { chat, openChat, putConversationNotebook, saveAndCloseAll, SETTINGS } from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -44,14 +43,7 @@ test('a long conversation opens at the newest message and draws its newest views
   tmpPath
 }) => {
   const path = `${tmpPath}/long.ipynb`;
-  const put = await page.request.put(`/api/contents/${path}`, {
-    data: {
-      type: 'notebook',
-      format: 'json',
-      content: benchNotebook({ messages: 120, figures: FIGURES, views: VIEWS })
-    }
-  });
-  expect(put.ok()).toBeTruthy();
+  await putConversationNotebook(page, path, { messages: 120, figures: FIGURES, views: VIEWS });
   await openChat(page).catch(() => undefined);
   await recordReadyOrder(page);
   const renders: string[] = [];

@@ -3,31 +3,35 @@
  * the chunks off screen (no style, layout or paint for them) until the reader scrolls to them.
  * Scrolling up through what is already there is not "something new": no jump button.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import { benchNotebook } from '../bench/conversation';
-import { chat, openChat, SETTINGS } from './helpers';
+import { chat, openChat, putConversationNotebook, SETTINGS } from './helpers';
+
+declare global {
+  interface Window {
+    /** Find in page (Chromium's `window.find`, which TypeScript's DOM types leave out). */
+    find(text: string): boolean;
+  }
+}
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
+
+/** Open the notebook and its chat, as the reopen benchmark does. */
+async function openConversation(page: IJupyterLabPageFixture, path: string): Promise<void> {
+  await openChat(page).catch(() => undefined);
+  await page.evaluate(async p => {
+    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
+    await window.jupyterapp.commands.execute('figure-chat:open');
+  }, path);
+}
 
 test('off-screen parts of a long conversation are skipped until scrolled to', async ({
   page,
   tmpPath
 }) => {
   const path = `${tmpPath}/long-chat.ipynb`;
-  const put = await page.request.put(`/api/contents/${path}`, {
-    data: {
-      type: 'notebook',
-      format: 'json',
-      content: benchNotebook({ messages: 200, figures: 4, views: 0 })
-    }
-  });
-  expect(put.ok()).toBeTruthy();
-  await openChat(page).catch(() => undefined);
-  await page.evaluate(async p => {
-    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
-    await window.jupyterapp.commands.execute('figure-chat:open');
-  }, path);
+  await putConversationNotebook(page, path, { messages: 200, figures: 4, views: 0 });
+  await openConversation(page, path);
 
   const view = chat(page);
   const newest = view.locator('.jp-FigureChat-message').last();
@@ -59,19 +63,8 @@ test('off-screen answers keep their text as written until they come near, then r
   tmpPath
 }) => {
   const path = `${tmpPath}/long-answers.ipynb`;
-  const put = await page.request.put(`/api/contents/${path}`, {
-    data: {
-      type: 'notebook',
-      format: 'json',
-      content: benchNotebook({ messages: 200, figures: 4, views: 0 })
-    }
-  });
-  expect(put.ok()).toBeTruthy();
-  await openChat(page).catch(() => undefined);
-  await page.evaluate(async p => {
-    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
-    await window.jupyterapp.commands.execute('figure-chat:open');
-  }, path);
+  await putConversationNotebook(page, path, { messages: 200, figures: 4, views: 0 });
+  await openConversation(page, path);
 
   const view = chat(page);
   const answers = view.locator('.jp-FigureChat-message-mod-assistant');
