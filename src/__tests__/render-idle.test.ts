@@ -1,10 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { buildSync } from 'esbuild';
-
-const repo = join(__dirname, '..', '..');
+import { bundleForChild } from './helpers/child-bundle';
 
 /**
  * A child Node with `--expose-gc`, as the figure server runs: one view is rendered, the caches let
@@ -38,25 +36,13 @@ describe('render queue when idle', () => {
   let work: string;
 
   beforeAll(() => {
-    work = mkdtempSync(join(repo, 'node_modules', '.cache', 'fc-idle-'));
-    buildSync({
-      stdin: {
-        contents:
-          "export * from './src/server/render';\n" +
-          "export { IDLE_COLLECT_MS } from './src/server/render-queue';\n" +
-          "export { applyMarkArgs, emptyRecord } from './src/tools/vision';",
-        resolveDir: repo,
-        loader: 'ts'
-      },
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      external: ['sharp', '@resvg/resvg-js', 'saxes', 'zod', 'dejavu-fonts-ttf'],
-      outfile: join(work, 'render.cjs'),
-      logLevel: 'error'
-    });
-    writeFileSync(join(work, 'child.cjs'), CHILD);
+    work = bundleForChild(
+      'fc-idle-',
+      "export * from './src/server/render';\n" +
+        "export { IDLE_COLLECT_MS } from './src/server/render-queue';\n" +
+        "export { applyMarkArgs, emptyRecord } from './src/tools/vision';",
+      CHILD
+    );
   });
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -1,10 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { buildSync } from 'esbuild';
-
-const repo = join(__dirname, '..', '..');
+import { bundleForChild } from './helpers/child-bundle';
 
 /** A child Node that loads the renderer and says how many threads libvips gives a render. */
 const CHILD = `
@@ -17,18 +15,7 @@ describe('libvips threads per render', () => {
   let work: string;
 
   beforeAll(() => {
-    work = mkdtempSync(join(repo, 'node_modules', '.cache', 'fc-threads-'));
-    buildSync({
-      stdin: { contents: "export * from './src/server/render';", resolveDir: repo, loader: 'ts' },
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      external: ['sharp', '@resvg/resvg-js', 'saxes', 'zod', 'dejavu-fonts-ttf'],
-      outfile: join(work, 'render.cjs'),
-      logLevel: 'error'
-    });
-    writeFileSync(join(work, 'child.cjs'), CHILD);
+    work = bundleForChild('fc-threads-', "export * from './src/server/render';", CHILD);
   });
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -22,17 +22,7 @@ import { type HttpError } from '../server/http';
 import { loadPicture, pictureCache } from '../server/pictures';
 import type { SharedVisionRecord } from '../tools/host';
 import { emptyRecord } from '../tools/vision';
-import { closeServer, listenLoopback } from './helpers/loopback';
-
-class RouteError extends Error {
-  constructor(
-    readonly status: number,
-    message: string
-  ) {
-    super(message);
-    this.name = 'RouteError';
-  }
-}
+import { closeServer, listenLoopback, postRoute, type RouteError } from './helpers/loopback';
 
 let root: string;
 let server: Server;
@@ -68,20 +58,11 @@ function recording(): {
   sent: Array<{ body: Record<string, unknown>; status: number }>;
 } {
   const sent: Array<{ body: Record<string, unknown>; status: number }> = [];
-  const client = new FigureClient(async <T>(route: string, body: unknown, signal: AbortSignal) => {
-    const response = await fetch(`${base}/figure-chat/${route}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-      signal
-    });
-    sent.push({ body: body as Record<string, unknown>, status: response.status });
-    if (response.ok) {
-      return new Uint8Array(await response.arrayBuffer()) as T;
-    }
-    const data = (await response.json()) as { error?: { message: string } };
-    throw new RouteError(response.status, data.error?.message ?? String(response.status));
-  });
+  const client = new FigureClient(<T>(route: string, body: unknown, signal: AbortSignal) =>
+    postRoute<T>(base, route, body, signal, status =>
+      sent.push({ body: body as Record<string, unknown>, status })
+    )
+  );
   return { client, sent };
 }
 

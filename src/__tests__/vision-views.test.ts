@@ -19,18 +19,8 @@ import * as transcriptModule from '../tools/transcript';
 import type { StoredMessage, ToolMessage } from '../tools/transcript';
 import { VisionFold } from '../tools/vision';
 import { MAX_VIEWS_PER_REQUEST } from '../tools/wire';
-import { closeServer, listenLoopback } from './helpers/loopback';
+import { closeServer, listenLoopback, postRoute } from './helpers/loopback';
 import { assistant, call, result, user } from './helpers/transcripts';
-
-class RouteError extends Error {
-  constructor(
-    readonly status: number,
-    message: string
-  ) {
-    super(message);
-    this.name = 'RouteError';
-  }
-}
 
 let root: string;
 let server: Server;
@@ -64,22 +54,9 @@ afterAll(async () => {
 function client(signals: AbortSignal[] = []): VisionViewsOptions {
   return {
     notebook: () => null,
-    async request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T> {
+    request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T> {
       signals.push(signal);
-      const response = await fetch(`${base}/figure-chat/${route}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-        signal
-      });
-      if (response.ok && response.headers.get('Content-Type') === 'application/octet-stream') {
-        return new Uint8Array(await response.arrayBuffer()) as T;
-      }
-      const data = (await response.json()) as T & { error?: { message: string } };
-      if (!response.ok) {
-        throw new RouteError(response.status, data.error?.message ?? String(response.status));
-      }
-      return data;
+      return postRoute<T>(base, route, body, signal);
     }
   };
 }

@@ -148,3 +148,43 @@ export async function closedPort(): Promise<string> {
   await closeServer(server);
   return url;
 }
+
+/** A figure-server route answered with an error status; its message is the server's. */
+export class RouteError extends Error {
+  constructor(
+    readonly status: number,
+    message: string
+  ) {
+    super(message);
+    this.name = 'RouteError';
+  }
+}
+
+/**
+ * POST `body` to the figure server's `route` at `base`, as the browser's client does: bytes for an
+ * `application/octet-stream` answer, else the JSON; a `RouteError` for an error status.
+ * `onStatus` sees every answer's status.
+ */
+export async function postRoute<T>(
+  base: string,
+  route: string,
+  body: unknown,
+  signal: AbortSignal,
+  onStatus: (status: number) => void = () => undefined
+): Promise<T> {
+  const response = await fetch(`${base}/figure-chat/${route}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    signal
+  });
+  onStatus(response.status);
+  if (response.ok && response.headers.get('Content-Type') === 'application/octet-stream') {
+    return new Uint8Array(await response.arrayBuffer()) as T;
+  }
+  const data = (await response.json()) as T & { error?: { message: string } };
+  if (!response.ok) {
+    throw new RouteError(response.status, data.error?.message ?? String(response.status));
+  }
+  return data;
+}
