@@ -72,7 +72,7 @@ export async function pictureOp(
   body: z.infer<typeof PictureRequest>,
   payload: Buffer
 ): Promise<KernelAnswer> {
-  let bytes = body.path === undefined ? payload : await readPictureFile(body, payload);
+  let bytes = body.path === undefined ? payload : await readPictureFile(body, body.path, payload);
   let encoded = false;
   if (body.raw) {
     const { width, height, channels } = body.raw;
@@ -127,11 +127,12 @@ export async function pictureOp(
   };
 }
 
+/** The file a `picture` request names by `path`, checked against the size limit. */
 async function readPictureFile(
   body: z.infer<typeof PictureRequest>,
+  path: string,
   payload: Buffer
 ): Promise<Buffer> {
-  const path = body.path ?? '';
   if (payload.length > 0 || body.raw) {
     throw new KernelOpError('request', 'bad-request', 'picture: send a path or bytes, not both');
   }
