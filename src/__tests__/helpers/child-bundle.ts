@@ -2,7 +2,7 @@
  * Server modules bundled for a child Node process, for tests whose subject is process-wide (the
  * allocator, libvips threads, garbage collection): the child loads `render.cjs` next to its script.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { buildSync } from 'esbuild';
@@ -14,7 +14,11 @@ const repo = join(__dirname, '..', '..', '..');
  * new folder under node_modules/.cache, write `child` beside it as `child.cjs`, and return the folder.
  */
 export function bundleForChild(prefix: string, contents: string, child: string): string {
-  const work = mkdtempSync(join(repo, 'node_modules', '.cache', prefix));
+  // The folder exists only once something else made it (the SVG worker does); on a clean
+  // checkout, with a fresh jest cache ordering suites differently, this may run first.
+  const cache = join(repo, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const work = mkdtempSync(join(cache, prefix));
   buildSync({
     stdin: { contents, resolveDir: repo, loader: 'ts' },
     bundle: true,
