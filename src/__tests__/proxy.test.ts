@@ -194,6 +194,41 @@ describe('POST model', () => {
       expect(error.message).toContain('Settings');
     });
 
+    it('a kept-alive connection the server closes as the request goes out: sent again on a new one', async () => {
+      // cpp-httplib (llama-server) closes an idle connection after 5 s, Node's pool keeps it about
+      // 4 s by a coarse timer: under load a request can go out on a socket the server is closing.
+      // The server here closes the reused socket unanswered, as that race does.
+      const sockets: unknown[] = [];
+      let dropped = 0;
+      endpoint.handler = (_request, res) => {
+        const reused = sockets.includes(res.socket);
+        sockets.push(res.socket);
+        if (reused) {
+          dropped += 1;
+          res.socket?.destroy();
+          return;
+        }
+        sseHeaders(res);
+        res.end(textChunk('ok') + DONE);
+      };
+      expect(await readAll(await viaProxy())).toContain('ok');
+      const second = await viaProxy();
+      expect(second.status).toBe(200);
+      expect(await readAll(second)).toContain('ok');
+      expect(dropped).toBe(1);
+      expect(endpoint.received).toHaveLength(3);
+    });
+
+    it('a server that closes every connection unanswered: 502 after one retry', async () => {
+      endpoint.handler = (_request, res) => {
+        res.socket?.destroy();
+      };
+      const response = await viaProxy();
+      expect(response.status).toBe(502);
+      expect(await errorOf(response)).toMatchObject({ code: 'unreachable' });
+      expect(endpoint.received).toHaveLength(2);
+    });
+
     it('404: says to check the endpoint and the model name', async () => {
       endpoint.handler = (_request, res) => {
         res.writeHead(404, { 'Content-Type': 'text/plain' }).end('model "m" not found');

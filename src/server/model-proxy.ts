@@ -70,6 +70,18 @@ function describeFetchFailure(error: unknown, endpoint: string): HttpError {
   );
 }
 
+/**
+ * Whether a request failed because its connection closed before any answer came. That is what a
+ * pooled keep-alive connection does when the model server closes it as idle just as the request
+ * goes out (cpp-httplib, in llama-server, closes after 5 s; Node's pool keeps a connection about 4 s,
+ * by a coarse timer, so a loaded machine loses the race). No answer means nothing was streamed:
+ * the request is sent once more, and the closed connection has left the pool.
+ */
+function closedUnanswered(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } }).cause?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
+}
+
 /** A content type worth passing on: short, printable, and not carrying anything else. */
 function safeContentType(value: string | null, redactor: KeyRedactor | undefined): string {
   if (
@@ -202,12 +214,19 @@ export async function modelRoute(
   try {
     let response: Response;
     try {
-      response = await fetch(target.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(request.body),
-        signal: abort.signal,
-        redirect: 'manual'
+      const send = (): Promise<Response> =>
+        fetch(target.url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(request.body),
+          signal: abort.signal,
+          redirect: 'manual'
+        });
+      response = await send().catch((error: unknown) => {
+        if (abort.signal.aborted || !closedUnanswered(error)) {
+          throw error;
+        }
+        return send();
       });
     } catch (error) {
       if (limit) {
