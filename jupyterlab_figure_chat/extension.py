@@ -83,7 +83,7 @@ def _platform_name() -> str:
 async def check_installation(
     server_dir: Path | None = None, labextension: str | None = None
 ) -> StartupReport:
-    """Start the bundled Node with its native modules, and compare the versions of the two halves."""
+    """Start the bundled Node with its native modules; compare the versions of the two halves."""
     server_dir = server_dir or runtime.SERVER_DIR
     fix = "reinstall jupyterlab-figure-chat with pip so it picks the wheel built for this platform"
     try:

@@ -1,10 +1,11 @@
 """Make the wheels for the other platforms from the wheel built on this machine.
 
 The wheels differ only in the figure server's native packages (sharp, libvips, resvg and
-@napi-rs/image, the PNG encoder of vision views) and the tag. npm installs another platform's native packages when told its os, cpu and libc, so each
-platform's packages are installed into a staging folder (build/native/<platform>) and put in
-place of this machine's; everything else (labextension, figure server, fonts) is byte for byte
-the wheel that `python -m build` made from the sdist.
+@napi-rs/image, the PNG encoder of vision views) and the tag. npm installs another platform's
+native packages when told its os, cpu and libc, so each platform's packages are installed into
+a staging folder (build/native/<platform>) and put in place of this machine's; everything else
+(labextension, figure server, fonts) is byte for byte the wheel that `python -m build` made from
+the sdist.
 
 usage: python scripts/platform_wheels.py WHEEL OUTDIR
 """

@@ -1,9 +1,9 @@
 /**
  * The PNG encode of vision views. sharp decodes, resizes and composites; the PNG is written by
  * @napi-rs/image (the Rust `png` crate), whose fast compression is fdeflate: a deflate made for
- * filtered image rows. On the views of bench/vision.mjs it took a seventh to a tenth of the CPU time
- * of libpng + zlib-ng at level 2 inside libvips, and its PNG was about a tenth smaller than Pillow's
- * at that level (bench/png-encoders.mjs measures every candidate; the pixels decode back the same).
+ * filtered image rows. On the views of bench/vision.mjs it took about an eighth of the CPU time of
+ * libpng + zlib-ng at level 2 inside libvips, and its PNG was about a tenth smaller than Pillow's at
+ * that level (bench/png-encoders.mjs measures every candidate; the pixels decode back the same).
  */
 import { CompressionType, FilterType, Transformer } from '@napi-rs/image';
 
@@ -19,8 +19,9 @@ export class PngEncodeError extends Error {
 }
 
 /**
- * The options of every view's PNG. Adaptive filters (the row filter that deflates best, row by row)
- * cost little beside a single filter and keep flat plots as small as photographs.
+ * The options of every view's PNG. Adaptive filters give each row the filter that suits it, as
+ * libpng's adaptive filtering did, for little more time than one fixed filter (the benchmark
+ * measures both): a view is a photograph, a plot or both, with margins and marks over it.
  */
 export const VIEW_PNG = {
   compressionType: CompressionType.Fast,
