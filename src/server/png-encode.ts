@@ -31,7 +31,9 @@ export const VIEW_PNG = {
 /**
  * Encode 8-bit RGB pixels as an RGB PNG, on libuv's pool like sharp. The Transformer reads raw RGB
  * only as a binary PPM (its `fromRgbaPixels` would write an alpha channel every view would pay for
- * in bytes), so the pixels go in behind a PPM header: a copy, no conversion.
+ * in bytes), so the pixels go in behind a PPM header: a copy, no conversion. Only pixels this
+ * server composited reach its decoder, never a user's or the model's bytes: pictures are decoded
+ * by sharp, within its limits.
  */
 export async function encodePng(pixels: RgbPixels): Promise<Buffer> {
   const { width, height, channels } = pixels.raw;
