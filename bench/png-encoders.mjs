@@ -1,11 +1,20 @@
 /**
  * PNG encoders for vision views (issue 13): the exact pixels of the three views of bench/vision.mjs
  * (a 4000×3000 JPEG with 50 marks, as a map, a close-up and a 9-tile sheet) encoded by sharp as
- * src/server/render.ts does, and by the other PNG encoders that install from the npm registry with
- * prebuilt binaries or as WASM or JavaScript. For each: median wall and CPU time over interleaved
+ * src/server/render.ts did (libpng + zlib-ng, level 2, adaptive filters), and by the other PNG
+ * encoders that install from the npm registry with prebuilt binaries or as WASM or JavaScript. For each: median wall and CPU time over interleaved
  * rounds (every encoder once per round, so a loaded machine slows them alike), bytes, bytes against
  * Pillow's PNG of the same pixels at the same zlib level, and whether the PNG decodes back to the
  * same pixels. Ratios in one run, never timed tests.
+ *
+ * What it found (2026-12, 11 rounds, load average 9–12 on 2 cores, so read the CPU column): only
+ * @napi-rs/image with `CompressionType.Fast` (the Rust png crate's fdeflate) beat libpng, by 6–10×
+ * in CPU, at 0.88–0.91× Pillow's bytes at level 2; its filter (Adaptive or Paeth) costs about the
+ * same and deflates about the same, a single Up or Sub filter costs 1.25–1.6× the bytes. Its
+ * `Default` compression is as slow as libpng. Its `fromRgbaPixels` writes RGBA: a tenth more
+ * bytes. The WASM builds of the same crate (@cf-wasm/png, @jsquash/png) were 1–2× libpng at more
+ * bytes or equal; node:zlib, pako and fflate over rows filtered in JavaScript were no faster than
+ * libpng, with 1.1× Pillow's bytes. src/server/png-encode.ts uses @napi-rs/image Fast, Adaptive.
  *
  *   node bench/png-encoders.mjs [--rounds N] [--modules DIR]
  *
@@ -170,7 +179,7 @@ function pngOf(raw, zlibStream) {
 /** The encoders to compare, each `(raw) => Promise<Buffer>`, and the candidates not installed. */
 async function encoders(sharp, level) {
   const list = {
-    [`sharp level ${level}, adaptive (render.ts)`]: raw =>
+    [`sharp level ${level}, adaptive (render.ts before)`]: raw =>
       sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 3 } })
         .png({ compressionLevel: level, adaptiveFiltering: true })
         .toBuffer(),
@@ -192,7 +201,8 @@ async function encoders(sharp, level) {
       ['Default', 'Adaptive']
     ];
     for (const [compression, filter] of variants) {
-      list[`@napi-rs/image ${compression}, ${filter}`] = raw =>
+      const now = compression === 'Fast' && filter === 'Adaptive' ? ' (render.ts now)' : '';
+      list[`@napi-rs/image ${compression}, ${filter}${now}`] = raw =>
         new Transformer(ppm(raw)).png({
           compressionType: CompressionType[compression],
           filterType: FilterType[filter]
@@ -390,7 +400,7 @@ async function main() {
     const fmt = value => (value === undefined ? 'n/a' : value.toFixed(1));
     const kb = bytes => (bytes === undefined ? 'n/a' : `${(bytes / 1024).toFixed(0)} KiB`);
     const out = [
-      `PNG encoders on the pixels of bench/vision.mjs's views (${ROUNDS} interleaved rounds; medians; the reference is sharp at level ${level} with adaptive filters, as src/server/render.ts encodes; Pillow at the same level on the same pixels):`
+      `PNG encoders on the pixels of bench/vision.mjs's views (${ROUNDS} interleaved rounds; medians; the reference is sharp at level ${level} with adaptive filters, as src/server/render.ts encoded before; Pillow at the same level on the same pixels):`
     ];
     for (const [name, byEncoder] of Object.entries(results)) {
       const view = views[name];
