@@ -8,13 +8,14 @@
  * same pixels. Ratios in one run, never timed tests.
  *
  * What it found (2026-12, 11 rounds, load average 9–12 on 2 cores, so read the CPU column): only
- * @napi-rs/image with `CompressionType.Fast` (the Rust png crate's fdeflate) beat libpng, by 6–10×
- * in CPU, at 0.88–0.91× Pillow's bytes at level 2; its filter (Adaptive or Paeth) costs about the
- * same and deflates about the same, a single Up or Sub filter costs 1.25–1.6× the bytes. Its
- * `Default` compression is as slow as libpng. Its `fromRgbaPixels` writes RGBA: a tenth more
- * bytes. The WASM builds of the same crate (@cf-wasm/png, @jsquash/png) were 1–2× libpng at more
- * bytes or equal; node:zlib, pako and fflate over rows filtered in JavaScript were no faster than
- * libpng, with 1.1× Pillow's bytes. src/server/png-encode.ts uses @napi-rs/image Fast, Adaptive.
+ * @napi-rs/image with `CompressionType.Fast` (the Rust png crate's fdeflate) beat libpng clearly,
+ * by 6–10× in CPU, at 0.88–0.91× Pillow's bytes at level 2. Adaptive and Paeth filters cost and
+ * deflate about the same; a single Up or Sub filter costs 1.25–1.6× the bytes. Its `Default`
+ * compression is as slow as libpng, and its `fromRgbaPixels` writes RGBA, a sixth more bytes. The
+ * WASM builds of that crate (@cf-wasm/png, @jsquash/png) were at most about 2× libpng in CPU, at
+ * 1.0–1.4× Pillow's bytes on the map; node:zlib over rows filtered in JavaScript at most 1.7× in
+ * CPU and slower in wall time, pako and fflate slower still, at 1.1× Pillow's bytes.
+ * src/server/png-encode.ts uses @napi-rs/image Fast, Adaptive.
  *
  *   node bench/png-encoders.mjs [--rounds N] [--modules DIR]
  *
