@@ -45,7 +45,7 @@ export default tseslint.config(
           patterns: [
             { group: DOM_AND_LAB, message: 'src/tools is pure: no JupyterLab or Lumino.' },
             {
-              group: ['node:*', 'sharp', '@resvg/*'],
+              group: ['node:*', 'sharp', '@resvg/*', '@napi-rs/*'],
               message:
                 'src/tools loads in plain Node and the browser: no Node built-ins or native modules.'
             },
@@ -86,7 +86,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/server/**', 'sharp', '@resvg/*'],
+              group: ['**/server/**', 'sharp', '@resvg/*', '@napi-rs/*'],
               message: 'The chat runs in the browser: it talks to the figure server over HTTP.'
             },
             { group: ['**/widget/**'], message: 'src/chat must not import widgets.' }
@@ -103,7 +103,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/server/**', 'sharp', '@resvg/*'],
+              group: ['**/server/**', 'sharp', '@resvg/*', '@napi-rs/*'],
               message: 'Widgets must not import the figure server.'
             }
           ]

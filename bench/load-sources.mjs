@@ -26,7 +26,7 @@ export async function loadSources(name, exports) {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['sharp', '@resvg/resvg-js', 'saxes', 'zod', 'dejavu-fonts-ttf'],
+    external: ['sharp', '@resvg/resvg-js', '@napi-rs/image', 'saxes', 'zod', 'dejavu-fonts-ttf'],
     write: false,
     logLevel: 'error'
   });

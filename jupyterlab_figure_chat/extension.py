@@ -17,11 +17,12 @@ from pathlib import Path
 from . import runtime
 
 LABEXTENSION_NAME = "jupyterlab-figure-chat"
-# Node's start-up and the loading of sharp and resvg take well under a second; a slow shared
+# Node's start-up and the loading of its native modules take well under a second; a slow shared
 # machine gets a generous bound before the check gives up.
 PROBE_TIMEOUT_S = 60.0
-# Loads both native modules the way the figure server does, from its bundled node_modules.
-_LOAD_NATIVE = "require('sharp'); require('@resvg/resvg-js');"
+# Loads the native modules the way the figure server does, from its bundled node_modules: sharp,
+# resvg, and @napi-rs/image (the PNG encoder of vision views).
+_LOAD_NATIVE = "require('sharp'); require('@resvg/resvg-js'); require('@napi-rs/image');"
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def _platform_name() -> str:
 async def check_installation(
     server_dir: Path | None = None, labextension: str | None = None
 ) -> StartupReport:
-    """Start the bundled Node with sharp and resvg, and compare the versions of the two halves."""
+    """Start the bundled Node with its native modules; compare the versions of the two halves."""
     server_dir = server_dir or runtime.SERVER_DIR
     fix = "reinstall jupyterlab-figure-chat with pip so it picks the wheel built for this platform"
     try:
@@ -108,7 +109,7 @@ async def check_installation(
         return StartupReport(
             False,
             f"Figure Chat cannot start its figure server on {_platform_name()}: "
-            f"its native modules (sharp, resvg) do not load ({_last_line(err)}); {fix}.",
+            f"its native modules (sharp, resvg, @napi-rs/image) do not load ({_last_line(err)}); {fix}.",
         )
     code, out, err = await _run([node, str(script), "--version"], server_dir)
     server_version = out.strip()

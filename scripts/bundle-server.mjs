@@ -1,6 +1,6 @@
 /**
  * Bundle the figure server and the `figure-chat` program into the Python package, with the native
- * modules it needs (sharp, resvg and their prebuilt binaries) and its font, so that a user never
+ * modules it needs (sharp, resvg, @napi-rs/image and their prebuilt binaries) and its font, so that a user never
  * runs npm. Also builds `dist/tools.cjs`, the `jupyterlab-figure-chat/tools` subpath export.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 const top = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(top, 'package.json'), 'utf8'));
 const out = join(top, 'jupyterlab_figure_chat', 'figure_server');
-const NATIVE = ['sharp', '@resvg/resvg-js'];
+const NATIVE = ['sharp', '@resvg/resvg-js', '@napi-rs/image'];
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });

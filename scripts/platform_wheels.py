@@ -1,10 +1,11 @@
 """Make the wheels for the other platforms from the wheel built on this machine.
 
-The wheels differ only in the figure server's native packages (sharp, libvips, resvg) and the
-tag. npm installs another platform's native packages when told its os, cpu and libc, so each
-platform's packages are installed into a staging folder (build/native/<platform>) and put in
-place of this machine's; everything else (labextension, figure server, fonts) is byte for byte
-the wheel that `python -m build` made from the sdist.
+The wheels differ only in the figure server's native packages (sharp, libvips, resvg and
+@napi-rs/image, the PNG encoder of vision views) and the tag. npm installs another platform's
+native packages when told its os, cpu and libc, so each platform's packages are installed into
+a staging folder (build/native/<platform>) and put in place of this machine's; everything else
+(labextension, figure server, fonts) is byte for byte the wheel that `python -m build` made from
+the sdist.
 
 usage: python scripts/platform_wheels.py WHEEL OUTDIR
 """
@@ -34,7 +35,7 @@ def _native_prefixes() -> list[str]:
 
 
 def _stage(key: str, versions: dict[str, str]) -> Path:
-    """Install one platform's sharp and resvg (with their native packages) into a staging folder."""
+    """Install one platform's native modules (with their binary packages) into a staging folder."""
     spec = PLATFORMS[key]
     stage = TOP / "build" / "native" / key
     stage.mkdir(parents=True, exist_ok=True)
@@ -63,7 +64,7 @@ def make_wheel(source: Path, key: str, outdir: Path) -> Path:
     with zipfile.ZipFile(source) as wheel:
         versions = {
             name: json.loads(wheel.read(f"{MODULES}{name}/package.json"))["version"]
-            for name in ("sharp", "@resvg/resvg-js")
+            for name in ("sharp", "@resvg/resvg-js", "@napi-rs/image")
         }
         modules = _stage(key, versions)
         dist_info = next(n.split("/")[0] for n in wheel.namelist() if n.endswith(".dist-info/WHEEL"))

@@ -48,18 +48,19 @@ async def test_check_names_a_version_mismatch():
     assert f"labextension (0.0.1) and figure server ({VERSION}) are different versions" in report.line
 
 
-async def test_check_names_a_native_module_that_cannot_load(tmp_path: Path):
-    # A copy of the bundled figure server whose resvg binary is not a binary for this machine, as
-    # when a wheel for another platform is installed.
+@pytest.mark.parametrize("binaries", ["@resvg/resvg-js-*/*.node", "@napi-rs/image-*/*.node"])
+async def test_check_names_a_native_module_that_cannot_load(tmp_path: Path, binaries: str):
+    # A copy of the bundled figure server with one native module's binary not a binary for this
+    # machine, as when a wheel for another platform is installed.
     server = tmp_path / "figure_server"
     shutil.copytree(runtime.SERVER_DIR, server, symlinks=True)
-    natives = list((server / "node_modules" / "@resvg").glob("resvg-js-*/*.node"))
-    assert natives, "the built figure server bundles no resvg binary"
+    natives = list((server / "node_modules").glob(binaries))
+    assert natives, f"the built figure server bundles no {binaries}"
     for native in natives:
         native.write_bytes(b"\0" * 64)
     report = await check_installation(server_dir=server, labextension=VERSION)
     assert not report.ok
-    assert "its native modules (sharp, resvg) do not load" in report.line
+    assert "its native modules (sharp, resvg, @napi-rs/image) do not load" in report.line
     assert "reinstall jupyterlab-figure-chat with pip" in report.line
     assert "\n" not in report.line
 

@@ -21,7 +21,7 @@ import pytest
 WHEELS_DIR = os.environ.get("FIGURE_CHAT_WHEELS")
 pytestmark = pytest.mark.skipif(not WHEELS_DIR, reason="FIGURE_CHAT_WHEELS is not set")
 
-# Platforms sharp and resvg publish binaries for, by wheel platform tag pattern.
+# Platforms sharp, resvg and @napi-rs/image publish binaries for, by wheel platform tag pattern.
 EXPECTED_PLATFORMS = {
     r"manylinux_\d+_\d+_x86_64": ("elf", 62),  # EM_X86_64
     r"manylinux_\d+_\d+_aarch64": ("elf", 183),  # EM_AARCH64
@@ -90,6 +90,7 @@ def test_native_binaries_match_the_tag(wheel: Path):
     assert not wrong, f"{wheel.name}: binaries for another platform: {wrong}"
     assert any("/sharp-" in n and n.endswith(".node") for n in found), "no sharp binary"
     assert any("/resvg-js-" in n and n.endswith(".node") for n in found), "no resvg binary"
+    assert any("/@napi-rs/image-" in n and n.endswith(".node") for n in found), "no @napi-rs/image binary"
     if not tag.startswith("win"):
         assert any("libvips" in n for n in found), "no libvips library"
 

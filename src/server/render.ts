@@ -8,7 +8,8 @@
  * at full size but only the band of rows they show, so the next view of the same picture resizes
  * straight from its pixels. Labels reach
  * resvg as cached glyph outlines (./glyphs), drawn while the decode runs, and the output is RGB:
- * one composite pass and one encode per format. Finished views are cached too.
+ * one composite pass and one encode per format (the PNG by ./png-encode). Finished views are cached
+ * too.
  */
 import { createHash } from 'node:crypto';
 
@@ -27,6 +28,7 @@ import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError } from './http';
 import { overlayGlyphs, rasterizeOverlay } from './overlay';
 import type { Picture } from './pictures';
+import { encodePng } from './png-encode';
 import {
   clearDecodedPictures,
   decodedCacheStats,
@@ -46,9 +48,9 @@ export const RENDER_CONCURRENCY = 2;
 export const VIEW_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
- * zlib level of output PNGs, with adaptive row filters. libvips deflates with zlib-ng, whose level
- * 1 is a faster, weaker algorithm: level 2 with filters is the lowest that is no larger than
- * Pillow's PNG of the same pixels at the same level (bench/vision.mjs measures both).
+ * The zlib level our PNGs are held to: no larger than Pillow's PNG of the same pixels at this level
+ * (bench/vision.mjs measures both). Ours are written by ./png-encode, whose fast deflate has no
+ * levels and is about a tenth smaller than that, in a fraction of the time libpng took at level 2.
  */
 export const PNG_COMPRESSION_LEVEL = 2;
 
@@ -227,10 +229,9 @@ function compositeOver(base: RawImage, overlay: OverlayOptions): RawImage {
 }
 
 async function encodeView(canvas: RawImage, format: ViewFormat): Promise<Buffer> {
-  const image = sharp(canvas.data, { raw: canvas.raw });
   return format === 'model'
-    ? image.jpeg(MODEL_JPEG).toBuffer()
-    : image.png({ compressionLevel: PNG_COMPRESSION_LEVEL, adaptiveFiltering: true }).toBuffer();
+    ? sharp(canvas.data, { raw: canvas.raw }).jpeg(MODEL_JPEG).toBuffer()
+    : encodePng(canvas);
 }
 
 /**

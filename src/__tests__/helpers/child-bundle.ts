@@ -25,7 +25,7 @@ export function bundleForChild(prefix: string, contents: string, child: string):
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['sharp', '@resvg/resvg-js', 'saxes', 'zod', 'dejavu-fonts-ttf'],
+    external: ['sharp', '@resvg/resvg-js', '@napi-rs/image', 'saxes', 'zod', 'dejavu-fonts-ttf'],
     outfile: join(work, 'render.cjs'),
     logLevel: 'error'
   });

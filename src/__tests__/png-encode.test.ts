@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import sharp, { type OutputInfo } from 'sharp';
+
+import type { RouteContext } from '../server/http';
+import { loadPicture } from '../server/pictures';
+import { encodePng, PngEncodeError } from '../server/png-encode';
+import { PNG_COMPRESSION_LEVEL, renderView } from '../server/render';
+import { applyMarkArgs, emptyRecord, type ViewSpec } from '../tools/vision';
+
+const W = 2400;
+const H = 1800;
+let root: string;
+let ctx: RouteContext;
+
+/** Structure at every scale, as a photograph has: gradients, a fine grid and a texture. */
+function photoPixels(): Buffer {
+  const pixels = Buffer.alloc(W * H * 3);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const i = (y * W + x) * 3;
+      const grid = x % 40 < 2 || y % 40 < 2 ? 60 : 0;
+      pixels[i] = ((x * 255) / W + grid) & 255;
+      pixels[i + 1] = ((y * 255) / H + grid) & 255;
+      pixels[i + 2] = (((x ^ y) & 255) >> 1) + 64;
+    }
+  }
+  return pixels;
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'fc-png-encode-'));
+  const raw = { raw: { width: W, height: H, channels: 3 as const } };
+  writeFileSync(
+    join(root, 'photo.jpg'),
+    await sharp(photoPixels(), raw).jpeg({ quality: 90 }).toBuffer()
+  );
+  ctx = { root, hideHidden: true, signal: new AbortController().signal };
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function decoded(png: Buffer): Promise<{ data: Buffer; info: OutputInfo }> {
+  return sharp(png).raw().toBuffer({ resolveWithObject: true });
+}
+
+describe('the PNG of a view', () => {
+  const record = applyMarkArgs(
+    emptyRecord('photo.jpg'),
+    {
+      marks: [
+        { at: '600,450', r: 80, colour: 'red' },
+        { at: '1500,1000,1900,1300', colour: 'blue' }
+      ]
+    },
+    { width: W, height: H }
+  ).record;
+  // The largest share of libpng's bytes each may take. Downscaled photographs (the map, the
+  // sheet's tiles) deflate about a tenth smaller; an enlarged close-up, with its repeated pixels,
+  // about as small as libpng's.
+  const views: [string, ViewSpec, number][] = [
+    ['map', { kind: 'map' }, 0.95],
+    ['close-up', { kind: 'closeup', at: '#1' }, 1],
+    ['sheet', { kind: 'sheet', at: ['#1', '#2'] }, 0.95]
+  ];
+
+  it.each(views)(
+    'of a %s is RGB, its pixels in at most its share of the bytes libpng writes at our level',
+    async (_name, spec, share) => {
+      const picture = await loadPicture({ address: 'photo.jpg' }, ctx);
+      const view = await renderView(picture, spec, record);
+      const ours = await decoded(view.bytes);
+      expect(ours.info).toMatchObject({ width: view.width, height: view.height, channels: 3 });
+      // What libvips wrote before: libpng + zlib-ng at PNG_COMPRESSION_LEVEL, adaptive filters.
+      const libpng = await sharp(ours.data, { raw: ours.info })
+        .png({ compressionLevel: PNG_COMPRESSION_LEVEL, adaptiveFiltering: true })
+        .toBuffer();
+      expect((await decoded(libpng)).data.equals(ours.data)).toBe(true);
+      expect(view.bytes.length).toBeLessThanOrEqual(libpng.length * share);
+    }
+  );
+});
+
+describe('encodePng', () => {
+  it.each([
+    [1, 1],
+    [3, 7],
+    [257, 129]
+  ])('writes %i×%i pixels that decode back the same, flat, noisy or smooth', async (w, h) => {
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 255;
+    const patterns = [() => 32, () => random(), (i: number) => (i * 7) & 255];
+    for (const pattern of patterns) {
+      const data = Buffer.alloc(w * h * 3);
+      for (let i = 0; i < data.length; i++) {
+        data[i] = pattern(i);
+      }
+      const png = await encodePng({ data, raw: { width: w, height: h, channels: 3 } });
+      const back = await decoded(png);
+      expect(back.info).toMatchObject({ width: w, height: h, channels: 3 });
+      expect(back.data.equals(data)).toBe(true);
+    }
+  });
+
+  it('refuses pixels that are not 8-bit RGB, saying what it got', async () => {
+    const rgba = { data: Buffer.alloc(4 * 4 * 4), raw: { width: 4, height: 4, channels: 4 } };
+    await expect(encodePng(rgba)).rejects.toThrow(PngEncodeError);
+    await expect(encodePng(rgba)).rejects.toThrow('4×4×4 pixels in 64 bytes');
+    const short = { data: Buffer.alloc(10), raw: { width: 4, height: 4, channels: 3 } };
+    await expect(encodePng(short)).rejects.toThrow('only 8-bit RGB views are encoded');
+  });
+});
