@@ -5,6 +5,7 @@
 import type { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { Notification } from '@jupyterlab/apputils';
 import { PathExt } from '@jupyterlab/coreutils';
+import { IFileBrowserFactory } from '@jupyterlab/filebrowser';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
@@ -18,12 +19,13 @@ export const attachPlugin: JupyterFrontEndPlugin<void> = {
   description: 'Attach a picture to a Figure Chat message from a cell output or the file browser.',
   autoStart: true,
   requires: [IFigureChatSidebar, INotebookTracker],
-  optional: [ITranslator],
+  optional: [ITranslator, IFileBrowserFactory],
   activate: (
     app,
     sidebar: IFigureChatSidebar,
     tracker: INotebookTracker,
-    translator: ITranslator | null
+    translator: ITranslator | null,
+    browsers: IFileBrowserFactory | null
   ) => {
     const trans = (translator ?? nullTranslator).load('jupyterlab_figure_chat');
     const hasChat = (): boolean => sidebar.currentView !== null;
@@ -46,19 +48,27 @@ export const attachPlugin: JupyterFrontEndPlugin<void> = {
       describedBy: { args: { type: 'object', properties: {} } },
       isEnabled: hasChat,
       execute: () => {
-        const node = app.contextMenuHitTest(n => n.classList.contains('jp-DirListing-item'));
-        const path = node?.getAttribute('data-path') ?? null;
-        const name = node?.getAttribute('title')?.split('\n')[0] ?? '';
-        if (!path || !IMAGE_EXTENSIONS.includes(PathExt.extname(path).toLowerCase())) {
+        // The item right-clicked is selected by the file browser itself (its items carry no
+        // path), so the selection says what to attach: every selected picture, in order.
+        const browser = browsers?.tracker.currentWidget;
+        const selected = browser ? Array.from(browser.selectedItems()) : [];
+        const pictures = selected.filter(
+          item =>
+            item.type !== 'directory' &&
+            IMAGE_EXTENSIONS.includes(PathExt.extname(item.path).toLowerCase())
+        );
+        if (!pictures.length) {
           Notification.warning(
             trans.__(
               'Right-click an image file (%1) to attach it.',
-              name || IMAGE_EXTENSIONS.join(', ')
+              selected[0]?.name || IMAGE_EXTENSIONS.join(', ')
             )
           );
           return;
         }
-        sidebar.currentView?.attach(path);
+        for (const picture of pictures) {
+          sidebar.currentView?.attach(picture.path);
+        }
         app.shell.activateById(sidebar.id);
       }
     });
