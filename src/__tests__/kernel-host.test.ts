@@ -11,9 +11,10 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import { kernelToolHost } from '../server/kernel-host';
+import { kernelToolHost, renderStored } from '../server/kernel-host';
 import { KernelOpError, runKernelOp } from '../server/kernel-ops';
 import { readHeader } from '../server/pictures';
+import { renderView } from '../server/render';
 import { checkSvg } from '../server/svg';
 import { ToolRegistry } from '../tools/registry';
 import { emptyRecord, planVisionCall, type VisionRecord } from '../tools/vision';
@@ -92,6 +93,29 @@ describe('the kernel program as a ToolHost', () => {
     );
     expect(other.status).toBe('failed');
     expect(other.text).toContain('no picture-info route');
+  });
+
+  it("stores the view's own PNG, encoded once, not a second encode of it", async () => {
+    const bytes = await sharp({
+      create: { width: 640, height: 480, channels: 3, background: { r: 90, g: 140, b: 60 } }
+    })
+      .jpeg()
+      .toBuffer();
+    const address = 'array-stored';
+    const source = {
+      address,
+      bytes,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      ...(await readHeader(bytes, address))
+    };
+    const record = {
+      ...emptyRecord(address),
+      marks: [{ id: 1, kind: 'point' as const, x: 100, y: 80, r: 6, caption: 'a', colour: 'red' }],
+      lastId: 1
+    };
+    const [stored] = await renderStored(source, record, [{ kind: 'map' }]);
+    const view = await renderView(source, { kind: 'map' }, record);
+    expect(stored.png.equals(view.bytes)).toBe(true);
   });
 
   it('raises the tool error with its code and message', async () => {

@@ -26,7 +26,6 @@ import {
 
 export { KernelOpError, type KernelAnswer } from './kernel-answer';
 export { FIGURE_PNG_MAX_PIXELS } from './kernel-figure';
-export { STORED_PNG_COMPRESSION_LEVEL } from './kernel-host';
 
 /** The registry of the tools the kernel runs: the very handlers the chat registers. */
 const registry = new ToolRegistry();
