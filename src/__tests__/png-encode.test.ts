@@ -92,23 +92,28 @@ describe('encodePng', () => {
     let seed = 7;
     const random = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 255;
     const patterns = [() => 32, () => random(), (i: number) => (i * 7) & 255];
-    for (const pattern of patterns) {
-      const data = Buffer.alloc(w * h * 3);
-      for (let i = 0; i < data.length; i++) {
-        data[i] = pattern(i);
+    for (const channels of [1, 3, 4]) {
+      for (const pattern of patterns) {
+        const data = Buffer.alloc(w * h * channels);
+        for (let i = 0; i < data.length; i++) {
+          data[i] = pattern(i);
+        }
+        const png = await encodePng({ data, raw: { width: w, height: h, channels } });
+        expect(await sharp(png).metadata()).toMatchObject({ width: w, height: h, channels });
+        // sharp hands grey out as RGB: its first channel is the grey.
+        const back = await (channels === 1 ? sharp(png).extractChannel(0) : sharp(png))
+          .raw()
+          .toBuffer();
+        expect(back.equals(data)).toBe(true);
       }
-      const png = await encodePng({ data, raw: { width: w, height: h, channels: 3 } });
-      const back = await decoded(png);
-      expect(back.info).toMatchObject({ width: w, height: h, channels: 3 });
-      expect(back.data.equals(data)).toBe(true);
     }
   });
 
-  it('refuses pixels that are not 8-bit RGB, saying what it got', async () => {
-    const rgba = { data: Buffer.alloc(4 * 4 * 4), raw: { width: 4, height: 4, channels: 4 } };
-    await expect(encodePng(rgba)).rejects.toThrow(PngEncodeError);
-    await expect(encodePng(rgba)).rejects.toThrow('4×4×4 pixels in 64 bytes');
+  it('refuses pixels that are not 8-bit grey, RGB or RGBA, saying what it got', async () => {
+    const two = { data: Buffer.alloc(4 * 4 * 2), raw: { width: 4, height: 4, channels: 2 } };
+    await expect(encodePng(two)).rejects.toThrow(PngEncodeError);
+    await expect(encodePng(two)).rejects.toThrow('4×4×2 pixels in 32 bytes');
     const short = { data: Buffer.alloc(10), raw: { width: 4, height: 4, channels: 3 } };
-    await expect(encodePng(short)).rejects.toThrow('only 8-bit RGB views are encoded');
+    await expect(encodePng(short)).rejects.toThrow('only 8-bit grey, RGB or RGBA pixels');
   });
 });

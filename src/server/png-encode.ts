@@ -7,20 +7,20 @@
  */
 import { CompressionType, FilterType, Transformer } from '@napi-rs/image';
 
-/** Composited pixels, as render.ts holds them. */
+/** Raw 8-bit pixels: a composited view, as render.ts holds it, or a kernel's array. */
 export interface RgbPixels {
   readonly data: Buffer;
   readonly raw: { readonly width: number; readonly height: number; readonly channels: number };
 }
 
-/** A canvas the encoder cannot take: only 8-bit RGB, which every view is, is written. */
+/** Pixels the encoder cannot take: 8-bit grey, RGB or RGBA only. */
 export class PngEncodeError extends Error {
   override name = 'PngEncodeError';
 }
 
 /**
- * The options of every view's PNG. Adaptive filters give each row the filter that suits it, as
- * libpng's adaptive filtering did, for little more time than one fixed filter (the benchmark
+ * The options of every PNG written here. Adaptive filters give each row the filter that suits it,
+ * as libpng's adaptive filtering did, for little more time than one fixed filter (the benchmark
  * measures both): a view is a photograph, a plot or both, with margins and marks over it.
  */
 export const VIEW_PNG = {
@@ -28,20 +28,35 @@ export const VIEW_PNG = {
   filterType: FilterType.Adaptive
 } as const;
 
+/** The binary PPM/PGM header the Transformer reads raw grey or RGB pixels behind. */
+const NETPBM_MAGIC: Partial<Record<number, string>> = { 1: 'P5', 3: 'P6' };
+
 /**
- * Encode 8-bit RGB pixels as an RGB PNG, on libuv's pool like sharp. The Transformer reads raw RGB
- * only as a binary PPM (its `fromRgbaPixels` would write an alpha channel every view would pay for
- * in bytes), so the pixels go in behind a PPM header: a copy, no conversion. Only pixels this
- * server composited reach its decoder, never a user's or the model's bytes: pictures are decoded
- * by sharp, within its limits.
+ * Encode 8-bit grey, RGB or RGBA pixels as a PNG of the same channels, on libuv's pool like sharp.
+ * The Transformer reads raw grey or RGB only as a binary PGM/PPM (its `fromRgbaPixels` would add
+ * an alpha channel every view would pay for in bytes), so those go in behind a Netpbm header: a
+ * copy, no conversion. Only pixels this server composited, or a kernel's array already checked
+ * against its layout, reach its decoder, never a user's or the model's encoded bytes: pictures are
+ * decoded by sharp, within its limits.
  */
 export async function encodePng(pixels: RgbPixels): Promise<Buffer> {
   const { width, height, channels } = pixels.raw;
-  if (channels !== 3 || pixels.data.length !== width * height * 3 || width < 1 || height < 1) {
+  const magic = NETPBM_MAGIC[channels];
+  if (
+    (magic === undefined && channels !== 4) ||
+    pixels.data.length !== width * height * channels ||
+    width < 1 ||
+    height < 1
+  ) {
     throw new PngEncodeError(
-      `cannot write a PNG of ${width}×${height}×${channels} pixels in ${pixels.data.length} bytes: only 8-bit RGB views are encoded`
+      `cannot write a PNG of ${width}×${height}×${channels} pixels in ${pixels.data.length} bytes: only 8-bit grey, RGB or RGBA pixels are encoded`
     );
   }
-  const header = Buffer.from(`P6\n${width} ${height}\n255\n`, 'latin1');
-  return new Transformer(Buffer.concat([header, pixels.data])).png(VIEW_PNG);
+  const transformer =
+    magic === undefined
+      ? Transformer.fromRgbaPixels(pixels.data, width, height)
+      : new Transformer(
+          Buffer.concat([Buffer.from(`${magic}\n${width} ${height}\n255\n`, 'latin1'), pixels.data])
+        );
+  return transformer.png(VIEW_PNG);
 }
