@@ -31,6 +31,8 @@ export class ViewportGate implements IDisposable {
   private _timer: ReturnType<typeof setTimeout> | undefined;
   private _opened = false;
   private _isDisposed = false;
+  /** Whether the chat has been seen showing (the wait limit counts from then). */
+  private _seen = false;
   /** Images in view whose load is awaited (each listened to once). */
   private readonly _loading = new WeakSet<HTMLImageElement>();
 
@@ -41,9 +43,10 @@ export class ViewportGate implements IDisposable {
   constructor(
     private readonly _scroller: HTMLElement,
     private readonly _open: () => void,
-    limitMs = VIEWPORT_WAIT_LIMIT_MS
+    private readonly _limitMs = VIEWPORT_WAIT_LIMIT_MS
   ) {
-    this._timer = setTimeout(() => this._openNow(), limitMs);
+    // A chat never shown opens after the limit too.
+    this._timer = setTimeout(() => this._openNow(), _limitMs);
   }
 
   /** Whether the off-screen work may go. */
@@ -102,8 +105,16 @@ export class ViewportGate implements IDisposable {
     }
     const area = scroller.getBoundingClientRect();
     if (area.height <= 0) {
-      // Nothing is in view (the chat is hidden): nothing to wait for.
-      return true;
+      // Hidden (the sidebar shows another notebook's chat, or is about to show this one): what
+      // it will show first is not known yet. Showing it looks again; the wait limit covers a chat
+      // that is never shown.
+      return false;
+    }
+    if (!this._seen) {
+      // The limit counts from when the chat shows: it may be built a while before.
+      this._seen = true;
+      clearTimeout(this._timer);
+      this._timer = setTimeout(() => this._openNow(), this._limitMs);
     }
     // The chat opens at its end; until it is there, what is in view is not what will be shown.
     if (scroller.scrollTop + scroller.clientHeight < scroller.scrollHeight - 2) {
