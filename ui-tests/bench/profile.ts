@@ -125,6 +125,7 @@ export async function stopProfile(
       : ['command → shown', 'shown → viewport visible', 'viewport visible → all'];
   const phases = phaseNames.map(() => new Map<string, number>());
   const inclusive = phaseNames.map(() => new Map<string, number>());
+  const selfByPhase = phaseNames.map(() => new Map<string, number>());
   // Each sample's time (µs since the profile's start), to place it against the split.
   const times: number[] = [];
   deltas.reduce((sum, delta, i) => (times[i] = sum + delta), 0);
@@ -146,6 +147,7 @@ export async function stopProfile(
     if (frame?.functionName === '(idle)') {
       return;
     }
+    add(selfByPhase[phase], name.replace(/\?v=\w+/, ''), ms);
     busy += ms;
     const url = frame?.url ?? '';
     const selfFamily = frame?.functionName.startsWith('(')
@@ -182,6 +184,10 @@ export async function stopProfile(
     console.log(`  profile (${label}, ${phase}): self by origin: ${list(phases[i])}`);
     console.log(
       `  profile (${label}, ${phase}): with our module on the stack: ${list(inclusive[i])}`
+    );
+    const top = [...selfByPhase[i]].sort((a, b) => b[1] - a[1]).slice(0, 12);
+    console.log(
+      `  profile (${label}, ${phase}): top self: ${top.map(([name, ms]) => `${name} ${Math.round(ms)}`).join('; ')}`
     );
   });
 }
