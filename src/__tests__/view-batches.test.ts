@@ -102,4 +102,29 @@ describe('ViewQueue', () => {
     expect(queue.length).toBe(0);
     expect(taken(queue)).toEqual({ ids: [], leads: false });
   });
+
+  it('held, gives only the newest call and calls in the visible area; the rest once let go', () => {
+    const queue = new ViewQueue();
+    ['c0', 'c1', 'c2', 'c3', 'c4'].forEach(id => queue.push(job(id)));
+    expect(queue.ready(true)).toBe(true);
+    const held = (): { ids: string[]; leads: boolean } => {
+      const { batch, leads } = queue.take(undefined, true);
+      return { ids: ids(batch), leads };
+    };
+    expect(held()).toEqual({ ids: ['c4'], leads: true });
+    // Near the visible area is not enough while held; in it is.
+    queue.prioritize('c0');
+    expect(queue.ready(true)).toBe(false);
+    expect(held()).toEqual({ ids: [], leads: false });
+    queue.prioritize('c1', true);
+    queue.prioritize('c2');
+    expect(queue.hasVisible).toBe(true);
+    expect(held()).toEqual({ ids: ['c1'], leads: false });
+    expect(queue.ready(true)).toBe(false);
+    // Let go: the near call first, alone, then the rest together.
+    expect(taken(queue)).toEqual({ ids: ['c2'], leads: false });
+    expect(taken(queue)).toEqual({ ids: ['c0'], leads: false });
+    expect(taken(queue)).toEqual({ ids: ['c3'], leads: false });
+    expect(queue.ready(false)).toBe(false);
+  });
 });

@@ -199,6 +199,34 @@ describe('VisionViews', () => {
     conversation.dispose();
   });
 
+  it('held (a chat opening), draws the newest call and calls in view, and the rest only once let go', async () => {
+    const count = 6;
+    const { options, bodies } = counting();
+    const conversation = loaded(closeUps(count));
+    const views = new VisionViews(conversation, options);
+    views.hold();
+    // The chat found show1 in its visible area, show0 only near it.
+    views.prioritize('show0');
+    views.prioritize('show1', true);
+    await allSettled(views, [`show${count - 1}`, 'show1']);
+    // Every worker has looked at the queue again by now (a turn of the event loop).
+    await new Promise(resolve => setImmediate(resolve));
+    expect(bodies.map(body => body.views)).toEqual([
+      [{ kind: 'closeup', at: `${10 + (count - 1) * 15},${20 + (count - 1) * 10}` }],
+      [{ kind: 'closeup', at: '25,30' }]
+    ]);
+    for (const id of ['c1', 'show0', 'show2', 'show3', 'show4']) {
+      expect(views.state(id).kind).toBe('rendering');
+    }
+    views.release();
+    await allSettled(views, ['c1', ...Array.from({ length: count }, (_, i) => `show${i}`)]);
+    // The near call first, alone, then the rest.
+    expect(bodies[2].views).toEqual([{ kind: 'closeup', at: '10,20' }]);
+    expect(views.state('show3').kind).toBe('ready');
+    views.dispose();
+    conversation.dispose();
+  });
+
   it('never draws a call with another call’s record, however the requests are shared', async () => {
     const { options, bodies } = counting();
     const messages = [

@@ -68,17 +68,31 @@ export function takeViewBatch(
 
 /**
  * The queue of calls whose views must be drawn, newest (or prioritized) last. The newest call is
- * drawn first, alone: the chat opens at the end, so its views are the ones in view.
+ * drawn first, alone: the chat opens at the end, so its views are the ones in view. While the
+ * queue is held (a chat opening: what it shows first is being drawn), only that newest call and
+ * calls in the chat's visible area are taken; the rest wait for {@link ViewQueue.take} without it.
  */
 export class ViewQueue {
   private readonly _jobs: ViewJob[] = [];
   /** Calls whose views a person is waiting for (near the visible area): each drawn alone. */
   private readonly _near = new Set<string>();
+  /** Of those, the calls in the visible area itself: the only ones drawn while held. */
+  private readonly _visible = new Set<string>();
   /** Set when an empty queue gets a job: the next batch is that newest call alone. */
   private _leadNext = false;
 
   get length(): number {
     return this._jobs.length;
+  }
+
+  /** Whether a call in the chat's visible area is queued. */
+  get hasVisible(): boolean {
+    return this._jobs.some(job => this._visible.has(job.callId));
+  }
+
+  /** Whether {@link ViewQueue.take} with this `held` would give a batch. */
+  ready(held: boolean): boolean {
+    return held ? this._leadNext || this.hasVisible : this._jobs.length > 0;
   }
 
   push(job: ViewJob): void {
@@ -88,29 +102,52 @@ export class ViewQueue {
     this._jobs.push(job);
   }
 
-  /** Draw this call's views next, alone (its card came near the chat's visible area). */
-  prioritize(callId: string): void {
+  /**
+   * Draw this call's views next, alone (its card came near the chat's visible area; `visible`:
+   * into the area itself).
+   */
+  prioritize(callId: string, visible = false): void {
     const at = this._jobs.findIndex(job => job.callId === callId);
     if (at >= 0) {
       this._near.add(callId);
+      if (visible) {
+        this._visible.add(callId);
+      }
       this._jobs.push(...this._jobs.splice(at, 1));
     }
   }
 
-  /** The next request's calls: alone when they lead or a person waits for them, else in a group. */
-  take(limit = MAX_VIEWS_PER_REQUEST): { batch: ViewJob[]; leads: boolean } {
+  /**
+   * The next request's calls: alone when they lead or a person waits for them, else in a group.
+   * `held`: only the leading call or a call in the visible area, else none.
+   */
+  take(limit = MAX_VIEWS_PER_REQUEST, held = false): { batch: ViewJob[]; leads: boolean } {
     const leads = this._leadNext;
+    if (held && !leads) {
+      let at = this._jobs.length - 1;
+      while (at >= 0 && !this._visible.has(this._jobs[at].callId)) {
+        at -= 1;
+      }
+      if (at < 0) {
+        return { batch: [], leads: false };
+      }
+      this._jobs.push(...this._jobs.splice(at, 1));
+    }
     const batch = takeViewBatch(this._jobs, job => this._near.has(job.callId), leads, limit);
     if (batch.length) {
       this._leadNext = false;
     }
-    batch.forEach(job => this._near.delete(job.callId));
+    batch.forEach(job => {
+      this._near.delete(job.callId);
+      this._visible.delete(job.callId);
+    });
     return { batch, leads: leads && batch.length > 0 };
   }
 
   clear(): void {
     this._jobs.length = 0;
     this._near.clear();
+    this._visible.clear();
     this._leadNext = false;
   }
 }

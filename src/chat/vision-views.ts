@@ -100,6 +100,8 @@ export class VisionViews implements IDisposable {
    * the same time made it wait about twice as long). Set while that request is in flight.
    */
   private _leading = false;
+  /** Off-screen views wait: the chat is drawing what it shows first (see {@link hold}). */
+  private _held = false;
   private readonly _changed = new Signal<this, string>(this);
   /** Messages already looked at, and the id of the last one (to notice a replaced transcript). */
   private _seen = 0;
@@ -150,11 +152,30 @@ export class VisionViews implements IDisposable {
   }
 
   /**
-   * Draw this call's views next (its card came near the chat's visible area). Without a call the
-   * newest queued views are drawn first: the chat opens at the end of the conversation.
+   * Draw this call's views next (its card came near the chat's visible area; `visible`: into the
+   * area itself). Without a call the newest queued views are drawn first: the chat opens at the
+   * end of the conversation.
    */
-  prioritize(callId: string): void {
-    this._queue.prioritize(callId);
+  prioritize(callId: string, visible = false): void {
+    this._queue.prioritize(callId, visible);
+    this._drain();
+  }
+
+  /**
+   * Draw only the newest call's views and those of calls in the chat's visible area until
+   * {@link release}: on a two-core machine every off-screen request drawn meanwhile (the figure
+   * server's CPU, the answer's handling in the page) delayed what a person looks at.
+   */
+  hold(): void {
+    this._held = true;
+  }
+
+  /** Draw the rest (what the chat shows first is on screen, or it waited long enough). */
+  release(): void {
+    if (this._held) {
+      this._held = false;
+      this._drain();
+    }
   }
 
   /** The views of a call, as the card should show them. */
@@ -257,25 +278,32 @@ export class VisionViews implements IDisposable {
     }
   }
 
-  /** Start workers on the queue, up to {@link CONCURRENT_RENDERS}. */
+  /**
+   * Start workers on the queue, up to {@link CONCURRENT_RENDERS}. A call in view does not wait
+   * for the newest call's request: both are what the chat shows first.
+   */
   private _drain(): void {
-    while (
-      !this._isDisposed &&
-      !this._leading &&
-      this._workers < CONCURRENT_RENDERS &&
-      this._queue.length
-    ) {
+    while (this._workers < CONCURRENT_RENDERS && this._canTake()) {
       this._workers += 1;
       void this._work();
     }
+  }
+
+  /** Whether a worker may take the next batch now. */
+  private _canTake(): boolean {
+    return (
+      !this._isDisposed &&
+      (!this._leading || this._queue.hasVisible) &&
+      this._queue.ready(this._held)
+    );
   }
 
   /** Render queued views until the queue is empty; stops when the service is disposed. */
   private async _work(): Promise<void> {
     try {
       // Newest (or prioritized) first, from the end of the queue.
-      while (!this._isDisposed && this._queue.length) {
-        const { batch, leads } = this._queue.take();
+      while (this._canTake()) {
+        const { batch, leads } = this._queue.take(undefined, this._held);
         this._leading ||= leads;
         await drawViewBatch(batch, this._batchHost, this._abort.signal);
         if (leads) {

@@ -10,17 +10,19 @@ import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
-import { buildChatItems, countDuplicateIds, type ChatItem } from '../chat/cards';
+import { buildChatItems, type ChatItem } from '../chat/cards';
 import type { ChatSession } from '../chat/session';
 import type { AssistantMessage } from '../tools/transcript';
 import type { CardRenderContext, CardRendererRegistry } from './card-renderers';
 import { renderEmptyState } from './chat-empty';
 import { EndFollower } from './chat-follow';
+import { chatNotices } from './chat-notices';
 import { AssistantMessageView, renderUserMessage, type MessageActions } from './chat-items';
 import { placeInChunks } from './chat-chunks';
 import { baseKey, endSignature, signatureOf } from './chat-keys';
 import { isVisionTool } from '../tools/vision';
 import { Composer } from './composer';
+import { ViewportGate } from './chat-viewport';
 import { LazyRenderer } from './lazy-render';
 import { RenderQueue } from './markdown-view';
 
@@ -47,6 +49,8 @@ export class ChatView extends Widget {
   private readonly _composer: Composer;
   private readonly _queue = new RenderQueue();
   private readonly _lazy: LazyRenderer;
+  /** Opens when what the chat shows first is drawn: off-screen parts and views wait for it. */
+  private readonly _gate: ViewportGate;
   private readonly _rendered = new Map<
     string,
     { element: HTMLElement; signature: string; assistant?: AssistantMessageView }
@@ -67,7 +71,17 @@ export class ChatView extends Widget {
     this._messages.setAttribute('role', 'log');
     this._messages.setAttribute('aria-live', 'polite');
     this._scroller.append(this._messages);
-    this._lazy = new LazyRenderer(this._scroller, () => this._follower.changed());
+    // Until the visible area is drawn, only parts and views in it are drawn.
+    this._lazy = new LazyRenderer(
+      this._scroller,
+      () => {
+        this._follower.changed();
+        this._gate.check();
+      },
+      { held: true }
+    );
+    _options.session.visionViews.hold();
+    this._gate = new ViewportGate(this._scroller, () => this._releaseOffscreen());
     this._jump = document.createElement('button');
     this._jump.type = 'button';
     this._jump.className = 'jp-FigureChat-jump jp-mod-styled';
@@ -175,6 +189,7 @@ export class ChatView extends Widget {
   protected onAfterShow(): void {
     // Open at the newest message.
     this.scrollToLatest();
+    this._gate.check();
   }
 
   protected onBeforeDetach(): void {
@@ -188,6 +203,9 @@ export class ChatView extends Widget {
       return;
     }
     cancelAnimationFrame(this._frame);
+    this._gate.dispose();
+    // The views service is the session's: never leave it holding views back for this view.
+    this.session.visionViews.release();
     this._follower.dispose();
     this._queue.dispose();
     this._lazy.dispose();
@@ -223,6 +241,12 @@ export class ChatView extends Widget {
     this.session.retry(user, message);
   }
 
+  /** Draw what is off-screen: parts near the visible area first, then the rest. */
+  private _releaseOffscreen(): void {
+    this._lazy.release();
+    this.session.visionViews.release();
+  }
+
   private _schedule(): void {
     if (!this._frame) {
       this._frame = requestAnimationFrame(() => {
@@ -238,36 +262,10 @@ export class ChatView extends Widget {
     }
     const conversation = this.session.conversation;
     const { trans } = this._options;
-    const problem = conversation.problem;
-    const duplicates = countDuplicateIds(conversation.entries);
-    const notices: string[] = [];
-    if (problem) {
-      notices.push(
-        conversation.isNewer
-          ? trans.__(
-              'This conversation was saved by a newer Figure Chat (%1). Update Figure Chat to read and continue it; it is kept as it is.',
-              problem
-            )
-          : trans.__(
-              'This notebook holds a Figure Chat conversation that cannot be read (%1). Start a new conversation to replace it.',
-              problem
-            )
-      );
-    }
-    if (duplicates) {
-      notices.push(
-        trans.__(
-          '%1 messages of this conversation share an id with an earlier one (was it pasted twice?). Every entry is shown and tool results are paired by position; the stored conversation is left as it is.',
-          duplicates
-        )
-      );
-    }
-    if (conversation.notice) {
-      notices.push(conversation.notice);
-    }
+    const notices = chatNotices(conversation, trans);
     this._notice.hidden = !notices.length;
     this._notice.textContent = notices.join(' ');
-    this._composer.setDisabled(!!problem);
+    this._composer.setDisabled(!!conversation.problem);
     const items = buildChatItems(conversation.entries, conversation.live);
     const context: CardRenderContext = {
       trans,
@@ -321,6 +319,7 @@ export class ChatView extends Widget {
       this._follower.newAtEnd();
     }
     this._follower.changed();
+    this._gate.check();
   }
 
   private _renderItem(
@@ -359,7 +358,8 @@ export class ChatView extends Widget {
             ? 'figure'
             : `vision:${this.session.visionViews.state(callId).kind}`;
         // A card coming into view has its views drawn next.
-        const near = (): void => this.session.visionViews.prioritize(callId);
+        const near = (visible: boolean): void =>
+          this.session.visionViews.prioritize(callId, visible);
         const element = shown ? this._lazy.now(kind, render) : this._lazy.defer(kind, render, near);
         return { element, signature };
       }

@@ -8,6 +8,10 @@
  *
  * The placeholder element stays in the page and receives its content (then lays out as if it
  * were not there, `display: contents`), so the chat view's list of elements never changes under it.
+ *
+ * A renderer can start held ({@link LazyRenderer.release}): while a chat opens, only parts in the
+ * visible area itself are rendered; those near it and the background wait, so what a person looks
+ * at first does not share two cores with SVG checks and picture decodes of what is off-screen.
  */
 
 /** How far outside the visible area (px) a part is already rendered. */
@@ -16,14 +20,29 @@ const NEAR_MARGIN_PX = 800;
 /** Main-thread time one background slice may take before it yields. */
 const BACKGROUND_SLICE_MS = 8;
 
+/**
+ * Whether an observed part is in the root's visible area itself, not only within
+ * {@link NEAR_MARGIN_PX} of it (the observer's root bounds include that margin).
+ */
+function inVisibleArea(entry: IntersectionObserverEntry): boolean {
+  const root = entry.rootBounds;
+  const box = entry.boundingClientRect;
+  return (
+    !root || (box.bottom > root.top + NEAR_MARGIN_PX && box.top < root.bottom - NEAR_MARGIN_PX)
+  );
+}
+
 /** Height (px) a placeholder takes before anything of its kind was rendered. */
 const DEFAULT_HEIGHT_PX = 320;
 
 interface Deferred {
   readonly render: () => HTMLElement;
   readonly kind: string;
-  /** Called when the part comes near the visible area (not when rendered in the background). */
-  readonly near?: () => void;
+  /**
+   * Called when the part comes near the visible area (not when rendered in the background);
+   * `visible`: it is in the area itself.
+   */
+  readonly near?: (visible: boolean) => void;
 }
 
 /** Deferred rendering for one scrolling container. */
@@ -35,15 +54,19 @@ export class LazyRenderer {
   private readonly _observer: IntersectionObserver | null;
   private _background = 0;
   private _disposed = false;
+  private _held: boolean;
 
   /**
    * @param root The scrolling element the parts live in.
    * @param onRendered Called after parts were rendered (their height may differ from the estimate).
+   * @param options.held Render only parts in the visible area until {@link LazyRenderer.release}.
    */
   constructor(
     root: HTMLElement,
-    private readonly _onRendered: () => void
+    private readonly _onRendered: () => void,
+    options: { held?: boolean } = {}
   ) {
+    this._held = options.held ?? false;
     this._observer =
       typeof IntersectionObserver === 'undefined'
         ? null
@@ -51,6 +74,26 @@ export class LazyRenderer {
             root,
             rootMargin: `${NEAR_MARGIN_PX}px 0px`
           });
+  }
+
+  /** Whether only parts in the visible area are rendered (see {@link LazyRenderer.release}). */
+  get held(): boolean {
+    return this._held;
+  }
+
+  /** Render parts near the visible area, then the rest in the background. */
+  release(): void {
+    if (!this._held || this._disposed) {
+      return;
+    }
+    this._held = false;
+    // What was only near was skipped, and the observer reports a part again only when its
+    // intersection changes: observed anew, each is reported as it is now.
+    for (const element of [...this._pending.keys(), ...this._watched.keys()]) {
+      this._observer?.unobserve(element);
+      this._observer?.observe(element);
+    }
+    this._scheduleBackground();
   }
 
   /** Parts still waiting (for tests and benchmarks). */
@@ -63,7 +106,7 @@ export class LazyRenderer {
    * `kind` groups parts of similar height: a placeholder takes the height of the first of its kind.
    * `near` is called when the part comes near the visible area, the newest of a batch last.
    */
-  defer(kind: string, render: () => HTMLElement, near?: () => void): HTMLElement {
+  defer(kind: string, render: () => HTMLElement, near?: (visible: boolean) => void): HTMLElement {
     const holder = document.createElement('div');
     holder.className = 'jp-FigureChat-lazy';
     holder.style.minHeight = `${this._heights.get(kind) ?? DEFAULT_HEIGHT_PX}px`;
@@ -147,10 +190,17 @@ export class LazyRenderer {
     const near = entries
       .filter(entry => entry.isIntersecting)
       .sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top);
+    const visible = new Set(near.filter(inVisibleArea).map(entry => entry.target));
     for (const entry of near) {
-      this._pending.get(entry.target as HTMLElement)?.near?.();
+      this._pending.get(entry.target as HTMLElement)?.near?.(visible.has(entry.target));
     }
+    let rendered = 0;
     for (const entry of near) {
+      // Held: what is only near waits for the background, nearest the end first (and the
+      // observer reports it again if it comes into view).
+      if (this._held && !visible.has(entry.target)) {
+        continue;
+      }
       const watcher = this._watched.get(entry.target);
       if (watcher) {
         this._watched.delete(entry.target);
@@ -158,15 +208,16 @@ export class LazyRenderer {
         watcher();
       }
       this._take(entry.target as HTMLElement);
+      rendered += 1;
     }
-    if (near.length) {
+    if (rendered) {
       this._onRendered();
     }
   }
 
   /** Render the rest a slice per frame, the ones nearest the end of the conversation first. */
   private _scheduleBackground(): void {
-    if (this._background || this._disposed) {
+    if (this._background || this._disposed || this._held) {
       return;
     }
     this._background = requestAnimationFrame(() => {

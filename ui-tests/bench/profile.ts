@@ -74,7 +74,9 @@ async function moduleLines(
 export async function stopProfile(
   profiler: Profiler | null,
   label: string,
-  page?: IJupyterLabPageFixture
+  page?: IJupyterLabPageFixture,
+  /** ms after the phase mark at which the second phase is split in two (the viewport visible). */
+  split?: number
 ): Promise<void> {
   if (!profiler) {
     return;
@@ -117,8 +119,16 @@ export async function stopProfile(
   const markAt = samples.findIndex(id =>
     stackOf(id).some(n => byId.get(n)?.callFrame.functionName === PHASE_MARK)
   );
-  const phases = [new Map<string, number>(), new Map<string, number>()];
-  const inclusive = [new Map<string, number>(), new Map<string, number>()];
+  const phaseNames =
+    split === undefined
+      ? ['command → shown', 'shown → all']
+      : ['command → shown', 'shown → viewport visible', 'viewport visible → all'];
+  const phases = phaseNames.map(() => new Map<string, number>());
+  const inclusive = phaseNames.map(() => new Map<string, number>());
+  const selfByPhase = phaseNames.map(() => new Map<string, number>());
+  // Each sample's time (µs since the profile's start), to place it against the split.
+  const times: number[] = [];
+  deltas.reduce((sum, delta, i) => (times[i] = sum + delta), 0);
   const add = (map: Map<string, number>, key: string, ms: number): void => {
     map.set(key, (map.get(key) ?? 0) + ms);
   };
@@ -126,12 +136,18 @@ export async function stopProfile(
   samples.forEach((id, i) => {
     const frame = byId.get(id)?.callFrame;
     const ms = (deltas[i] ?? 0) / 1000;
-    const phase = markAt >= 0 && i >= markAt ? 1 : 0;
+    const phase =
+      markAt < 0 || i < markAt
+        ? 0
+        : split !== undefined && times[i] - times[markAt] >= split * 1000
+          ? 2
+          : 1;
     const name = `${frame?.functionName || '(anonymous)'} ${frame?.url.split('/').pop() ?? ''}:${frame?.lineNumber ?? 0}`;
     self.set(name, (self.get(name) ?? 0) + ms);
     if (frame?.functionName === '(idle)') {
       return;
     }
+    add(selfByPhase[phase], name.replace(/\?v=\w+/, ''), ms);
     busy += ms;
     const url = frame?.url ?? '';
     const selfFamily = frame?.functionName.startsWith('(')
@@ -164,10 +180,14 @@ export async function stopProfile(
       .filter(([, ms]) => ms >= 5)
       .map(([name, ms]) => `${name} ${Math.round(ms)}`)
       .join('; ');
-  ['command → shown', 'shown → all'].forEach((phase, i) => {
+  phaseNames.forEach((phase, i) => {
     console.log(`  profile (${label}, ${phase}): self by origin: ${list(phases[i])}`);
     console.log(
       `  profile (${label}, ${phase}): with our module on the stack: ${list(inclusive[i])}`
+    );
+    const top = [...selfByPhase[i]].sort((a, b) => b[1] - a[1]).slice(0, 12);
+    console.log(
+      `  profile (${label}, ${phase}): top self: ${top.map(([name, ms]) => `${name} ${Math.round(ms)}`).join('; ')}`
     );
   });
 }

@@ -90,3 +90,106 @@ test('a long conversation opens at the newest message and draws its newest views
   await expect(view.locator('.jp-FigureChat-message').last()).toBeInViewport();
   expect(renders).toHaveLength(0);
 });
+
+test('what the chat shows first is drawn before anything off-screen', async ({ page, tmpPath }) => {
+  const path = `${tmpPath}/first.ipynb`;
+  await putConversationNotebook(page, path, { messages: 120, figures: FIGURES, views: VIEWS });
+  await openChat(page).catch(() => undefined);
+  // On the page's clock, by call and place in the card: when each figure or view image was put
+  // in the chat, and when it first loaded; and when the notebook was asked for.
+  const since = await page.evaluate(() => {
+    const w = window as unknown as { placed: Map<string, number>; loads: Map<string, number> };
+    w.placed = new Map();
+    w.loads = new Map();
+    const identity = (image: HTMLImageElement): string => {
+      const card = image.closest<HTMLElement>('[data-call-id]');
+      const index = card ? Array.from(card.querySelectorAll('img')).indexOf(image) : -1;
+      return `${card?.dataset.callId ?? '?'}#${index}`;
+    };
+    const sidebar = document.querySelector('#jp-figure-chat-sidebar') as HTMLElement;
+    new MutationObserver(() => {
+      const now = performance.now();
+      sidebar
+        .querySelectorAll<HTMLImageElement>('img.jp-FigureChat-figure-image')
+        .forEach(image => {
+          const id = identity(image);
+          if (!w.placed.has(id)) {
+            w.placed.set(id, now);
+          }
+        });
+    }).observe(sidebar, { childList: true, subtree: true });
+    sidebar.addEventListener(
+      'load',
+      event => {
+        const image = event.target;
+        if (image instanceof HTMLImageElement && !w.loads.has(identity(image))) {
+          w.loads.set(identity(image), performance.now());
+        }
+      },
+      // Load events do not bubble: caught on their way down.
+      true
+    );
+    return performance.now();
+  });
+  await open(page, path);
+
+  const view = chat(page);
+  await expect(view.locator('.jp-FigureChat-message').last()).toBeInViewport();
+  await expect(view.locator('.jp-FigureChat-visionView img')).toHaveCount(VIEWS, {
+    timeout: 60000
+  });
+  await expect(view.locator('.jp-FigureChat-figure-image-mod-svg')).toHaveCount(FIGURES);
+  await expect(view.locator('.jp-FigureChat-lazy')).toHaveCount(0);
+  const report = await page.evaluate(
+    ({ after, newest }) => {
+      const w = window as unknown as {
+        placed: Map<string, number>;
+        loads: Map<string, number>;
+      };
+      const scroller = document.querySelector(
+        '#jp-figure-chat-sidebar .jp-FigureChat-scroller'
+      ) as HTMLElement;
+      const area = scroller.getBoundingClientRect();
+      const inView = Array.from(
+        scroller.querySelectorAll<HTMLImageElement>('img.jp-FigureChat-figure-image')
+      ).filter(image => {
+        const box = image.getBoundingClientRect();
+        return box.bottom > area.top && box.top < area.bottom && box.height > 0;
+      });
+      const ids = inView.map(image => {
+        const card = image.closest<HTMLElement>('[data-call-id]');
+        const index = card ? Array.from(card.querySelectorAll('img')).indexOf(image) : -1;
+        return `${card?.dataset.callId ?? '?'}#${index}`;
+      });
+      const viewCards = new Set(
+        inView
+          .map(image => image.closest<HTMLElement>('.jp-FigureChat-vision')?.dataset.callId)
+          .filter(id => id !== undefined)
+      );
+      // When the last of what is in view had loaded.
+      const shown = Math.max(...ids.map(id => w.loads.get(id) ?? Infinity));
+      const renders = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+        .filter(entry => entry.startTime >= after && entry.name.includes('/figure-chat/render'))
+        .map(entry => entry.startTime);
+      return {
+        inView: ids,
+        placedBefore: [...w.placed]
+          .filter(([id, at]) => at < shown && !ids.includes(id))
+          .map(([id]) => id),
+        rendersBefore: renders.filter(at => at < shown).length,
+        // Each call in view may need its own request, and the newest call's goes first whether
+        // it is in view or not.
+        rendersAllowed: viewCards.size + (viewCards.has(newest) ? 0 : 1),
+        renders: renders.length
+      };
+    },
+    { after: since, newest: `v${VIEWS}` }
+  );
+  // Something is in view, and everything was drawn.
+  expect(report.inView.length).toBeGreaterThan(0);
+  expect(report.renders).toBeGreaterThan(1);
+  // No figure or view out of view was put in the chat before the last of those in view loaded...
+  expect(report.placedBefore).toEqual([]);
+  // ...and no render request went out before it but the newest call's and those in view.
+  expect(report.rendersBefore).toBeLessThanOrEqual(report.rendersAllowed);
+});
