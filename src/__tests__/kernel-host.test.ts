@@ -108,9 +108,9 @@ describe('the kernel program as a ToolHost', () => {
       sha256: createHash('sha256').update(bytes).digest('hex'),
       ...(await readHeader(bytes, address))
     };
-    const record = {
+    const record: VisionRecord = {
       ...emptyRecord(address),
-      marks: [{ id: 1, kind: 'point' as const, x: 100, y: 80, r: 6, caption: 'a', colour: 'red' }],
+      marks: [{ id: 1, kind: 'point', x: 100, y: 80, r: 6, caption: 'a', colour: 'red' }],
       lastId: 1
     };
     const [stored] = await renderStored(source, record, [{ kind: 'map' }]);
