@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crc32, deflate, deflateSync } from 'node:zlib';
 
+import { fiftyMarks, makePicture } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
 
 const argument = (name, fallback) => {
@@ -40,8 +41,6 @@ const argument = (name, fallback) => {
 };
 const ROUNDS = Number(argument('--rounds', '11'));
 const MODULES = argument('--modules', process.env.FIGURE_CHAT_BENCH_MODULES);
-const W = 4000;
-const H = 3000;
 
 const fromRepo = createRequire(join(repo, 'package.json'));
 const fromModules = MODULES ? createRequire(join(MODULES, 'package.json')) : undefined;
@@ -61,37 +60,6 @@ async function optional(name) {
     return { module: await import(pathToFileURL(path).href), path, req };
   }
   return undefined;
-}
-
-/** The picture of bench/vision.mjs: gradients and a fine grid, so every scale has structure. */
-async function makePicture(sharp) {
-  const pixels = Buffer.alloc(W * H * 3);
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const i = (y * W + x) * 3;
-      const grid = x % 50 < 2 || y % 50 < 2 ? 60 : 0;
-      pixels[i] = ((x * 255) / W + grid) & 255;
-      pixels[i + 1] = ((y * 255) / H + grid) & 255;
-      pixels[i + 2] = (((x ^ y) & 255) >> 1) + 64;
-    }
-  }
-  return sharp(pixels, { raw: { width: W, height: H, channels: 3 } })
-    .jpeg({ quality: 90 })
-    .toBuffer();
-}
-
-/** The 50 marks of bench/vision.mjs. */
-function fiftyMarks(fc, address) {
-  const colours = fc.PALETTE;
-  const marks = Array.from({ length: 50 }, (_, i) => {
-    const x = 80 + ((i * 797) % (W - 400));
-    const y = 80 + ((i * 577) % (H - 400));
-    const colour = colours[i % colours.length];
-    return i % 3 === 2
-      ? { at: `${x},${y},${x + 150 + (i % 5) * 40},${y + 100 + (i % 4) * 30}`, colour }
-      : { at: `${x},${y}`, r: 20 + (i % 6) * 8, colour };
-  });
-  return fc.applyMarkArgs(fc.emptyRecord(address), { marks }, { width: W, height: H }).record;
 }
 
 /** Each view's RGB pixels, exactly as the renderer composited them (its PNG decoded back). */

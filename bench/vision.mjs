@@ -27,14 +27,13 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { fiftyMarks, H, makePicture, W } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
 
 const requireFromRepo = createRequire(join(repo, 'package.json'));
 const quick = process.argv.includes('--quick');
 const ITERATIONS = { ours: quick ? 5 : 25, pillow: quick ? 3 : 12, matplotlib: quick ? 2 : 5 };
 const CONCURRENT_RENDERS = 20;
-const W = 4000;
-const H = 3000;
 
 /** The render and vision modules, bundled from the TypeScript, and sharp from this checkout. */
 async function loadFigureChat() {
@@ -46,36 +45,6 @@ async function loadFigureChat() {
     "export * from './src/tools/vision';"
   ]);
   return { fc, sharp: requireFromRepo('sharp') };
-}
-
-/** A 4000×3000 picture with structure at every scale (gradients and a fine grid), as JPEG. */
-async function makePicture(sharp) {
-  const pixels = Buffer.alloc(W * H * 3);
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const i = (y * W + x) * 3;
-      const grid = x % 50 < 2 || y % 50 < 2 ? 60 : 0;
-      pixels[i] = ((x * 255) / W + grid) & 255;
-      pixels[i + 1] = ((y * 255) / H + grid) & 255;
-      pixels[i + 2] = (((x ^ y) & 255) >> 1) + 64;
-    }
-  }
-  return sharp(pixels, { raw: { width: W, height: H, channels: 3 } })
-    .jpeg({ quality: 90 })
-    .toBuffer();
-}
-
-function fiftyMarks(fc, address) {
-  const colours = fc.PALETTE;
-  const marks = Array.from({ length: 50 }, (_, i) => {
-    const x = 80 + ((i * 797) % (W - 400));
-    const y = 80 + ((i * 577) % (H - 400));
-    const colour = colours[i % colours.length];
-    return i % 3 === 2
-      ? { at: `${x},${y},${x + 150 + (i % 5) * 40},${y + 100 + (i % 4) * 30}`, colour }
-      : { at: `${x},${y}`, r: 20 + (i % 6) * 8, colour };
-  });
-  return fc.applyMarkArgs(fc.emptyRecord(address), { marks }, { width: W, height: H }).record;
 }
 
 async function median(iterations, run) {
