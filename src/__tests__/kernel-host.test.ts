@@ -13,7 +13,7 @@ import sharp from 'sharp';
 
 import { kernelToolHost, renderStored } from '../server/kernel-host';
 import { KernelOpError, runKernelOp } from '../server/kernel-ops';
-import { readHeader } from '../server/pictures';
+import { readHeader, type Picture } from '../server/pictures';
 import { renderView } from '../server/render';
 import { checkSvg } from '../server/svg';
 import { ToolRegistry } from '../tools/registry';
@@ -30,6 +30,25 @@ async function sendPicture(): Promise<{ address: string; sha256: string }> {
     .toBuffer();
   const answer = await runKernelOp({ op: 'picture', address: 'array-kernelhost' }, png);
   return { address: 'array-kernelhost', sha256: String(answer.json.sha256) };
+}
+
+/** A flat-coloured picture as the kernel program holds one, without going through the pipe. */
+async function flatPicture(
+  address: string,
+  width: number,
+  height: number,
+  format: 'png' | 'jpeg'
+): Promise<Picture> {
+  const image = sharp({
+    create: { width, height, channels: 3, background: { r: 200, g: 160, b: 90 } }
+  });
+  const bytes = await (format === 'png' ? image.png() : image.jpeg()).toBuffer();
+  return {
+    address,
+    bytes,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    ...(await readHeader(bytes, address))
+  };
 }
 
 describe('the kernel program as a ToolHost', () => {
@@ -59,18 +78,8 @@ describe('the kernel program as a ToolHost', () => {
   });
 
   it('lets the handler write the shared record and keeps the stored-quality views it drew', async () => {
-    const bytes = await sharp({
-      create: { width: 400, height: 300, channels: 3, background: { r: 200, g: 200, b: 200 } }
-    })
-      .png()
-      .toBuffer();
     const address = 'array-direct';
-    const source = {
-      address,
-      bytes,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      ...(await readHeader(bytes, address))
-    };
+    const source = await flatPicture(address, 400, 300, 'png');
     const registry = new ToolRegistry();
     for (const tool of visionTools) {
       registry.register(tool);
@@ -96,18 +105,8 @@ describe('the kernel program as a ToolHost', () => {
   });
 
   it("stores the view's own PNG, encoded once, not a second encode of it", async () => {
-    const bytes = await sharp({
-      create: { width: 640, height: 480, channels: 3, background: { r: 90, g: 140, b: 60 } }
-    })
-      .jpeg()
-      .toBuffer();
     const address = 'array-stored';
-    const source = {
-      address,
-      bytes,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      ...(await readHeader(bytes, address))
-    };
+    const source = await flatPicture(address, 640, 480, 'jpeg');
     const record: VisionRecord = {
       ...emptyRecord(address),
       marks: [{ id: 1, kind: 'point', x: 100, y: 80, r: 6, caption: 'a', colour: 'red' }],
