@@ -151,6 +151,19 @@ test('a Vision widget takes a click that v.marks shows, and a Figure renders, in
   );
   const cells = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell');
   await expect(cells).toHaveCount(3);
+  // A cell run before the notebook's session has its kernel is dropped by JupyterLab's
+  // CodeCell.execute (the prompt stays "[ ]"), so wait for the kernel as a person waits for the
+  // status to settle: a clean-clone CI run pressed Shift+Enter too early once.
+  await page.waitForFunction(
+    () => {
+      const panel = window.jupyterapp.shell.currentWidget as unknown as {
+        sessionContext?: { session?: { kernel?: { status: string } | null } | null };
+      } | null;
+      return panel?.sessionContext?.session?.kernel?.status === 'idle';
+    },
+    undefined,
+    { timeout: 60000 }
+  );
 
   await runCellAt(page, 0);
   const marks = page.locator('.jp-FigureChat-visionMarks');
