@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -8,6 +8,7 @@ import type { RouteContext } from '../server/http';
 import { loadPicture } from '../server/pictures';
 import { encodePng, PngEncodeError } from '../server/png-encode';
 import { PNG_COMPRESSION_LEVEL, renderView } from '../server/render';
+import { writePhotoJpeg } from './helpers/photo';
 import { applyMarkArgs, emptyRecord, type ViewSpec } from '../tools/vision';
 
 const W = 2400;
@@ -15,28 +16,9 @@ const H = 1800;
 let root: string;
 let ctx: RouteContext;
 
-/** Structure at every scale, as a photograph has: gradients, a fine grid and a texture. */
-function photoPixels(): Buffer {
-  const pixels = Buffer.alloc(W * H * 3);
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const i = (y * W + x) * 3;
-      const grid = x % 40 < 2 || y % 40 < 2 ? 60 : 0;
-      pixels[i] = ((x * 255) / W + grid) & 255;
-      pixels[i + 1] = ((y * 255) / H + grid) & 255;
-      pixels[i + 2] = (((x ^ y) & 255) >> 1) + 64;
-    }
-  }
-  return pixels;
-}
-
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'fc-png-encode-'));
-  const raw = { raw: { width: W, height: H, channels: 3 as const } };
-  writeFileSync(
-    join(root, 'photo.jpg'),
-    await sharp(photoPixels(), raw).jpeg({ quality: 90 }).toBuffer()
-  );
+  await writePhotoJpeg(root, 'photo.jpg', W, H, 40);
   ctx = { root, hideHidden: true, signal: new AbortController().signal };
 });
 

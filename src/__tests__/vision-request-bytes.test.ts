@@ -3,7 +3,7 @@
  * view's compact copy, and the request it builds for three map views of a photo carries at most a
  * quarter of the image bytes it carried with the PNGs (which the person still sees).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { createFigureServer } from '../server/app';
 import type { ToolImage } from '../tools/registry';
 import { applyMarkArgs, emptyRecord, PALETTE } from '../tools/vision';
 import { closeServer, listenLoopback } from './helpers/loopback';
+import { writePhotoJpeg } from './helpers/photo';
 import { user } from './helpers/transcripts';
 
 const W = 2400;
@@ -27,28 +28,9 @@ let root: string;
 let server: Server;
 let base: string;
 
-/** A photo-like picture: gradients, a fine grid and high-frequency texture (as bench/vision.mjs). */
-function photo(): Buffer {
-  const pixels = Buffer.alloc(W * H * 3);
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const i = (y * W + x) * 3;
-      const grid = x % 50 < 2 || y % 50 < 2 ? 60 : 0;
-      pixels[i] = ((x * 255) / W + grid) & 255;
-      pixels[i + 1] = ((y * 255) / H + grid) & 255;
-      pixels[i + 2] = (((x ^ y) & 255) >> 1) + 64;
-    }
-  }
-  return pixels;
-}
-
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'fc-request-bytes-'));
-  const raw = { raw: { width: W, height: H, channels: 3 as const } };
-  writeFileSync(
-    join(root, 'photo.jpg'),
-    await sharp(photo(), raw).jpeg({ quality: 90 }).toBuffer()
-  );
+  await writePhotoJpeg(root, 'photo.jpg', W, H, 50);
   server = createFigureServer({ root, hideHidden: true });
   base = await listenLoopback(server);
 });
