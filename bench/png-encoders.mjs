@@ -34,6 +34,7 @@ import { crc32, deflate, deflateSync } from 'node:zlib';
 
 import { fiftyMarks, makePicture } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
+import { table } from './table.mjs';
 
 const argument = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -313,16 +314,6 @@ const median = values => {
   const m = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
 };
-
-function table(rows) {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map(row => String(row[c]).length)));
-  const line = row => `| ${row.map((cell, c) => String(cell).padEnd(widths[c])).join(' | ')} |`;
-  return [
-    line(rows[0]),
-    `|${widths.map(w => '-'.repeat(w + 2)).join('|')}|`,
-    ...rows.slice(1).map(line)
-  ];
-}
 
 async function main() {
   const started = performance.now();

@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 
 import { fiftyMarks, H, makePicture, W } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
+import { table } from './table.mjs';
 
 const requireFromRepo = createRequire(join(repo, 'package.json'));
 const quick = process.argv.includes('--quick');
@@ -312,16 +313,6 @@ async function encodings(fc, sharp, raw) {
     out[label] = { bytes, ms };
   }
   return out;
-}
-
-function table(rows) {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map(row => String(row[c]).length)));
-  const line = row => `| ${row.map((cell, c) => String(cell).padEnd(widths[c])).join(' | ')} |`;
-  return [
-    line(rows[0]),
-    `|${widths.map(w => '-'.repeat(w + 2)).join('|')}|`,
-    ...rows.slice(1).map(line)
-  ];
 }
 
 async function main() {
