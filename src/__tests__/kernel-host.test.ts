@@ -19,6 +19,7 @@ import { checkSvg } from '../server/svg';
 import { ToolRegistry } from '../tools/registry';
 import { emptyRecord, planVisionCall, type VisionRecord } from '../tools/vision';
 import { visionTools } from '../tools/vision-tools';
+import { photoPixels } from './helpers/photo';
 
 const PNG_SIGNATURE = '89504e470d0a1a0a';
 
@@ -155,6 +156,21 @@ describe('the kernel program as a ToolHost', () => {
     const answer = await runKernelOp({ op: 'figure', svg: good, alt: 'A bar' }, Buffer.alloc(0));
     expect(answer.json).toMatchObject({ width: 60, height: 20 });
     expect(answer.payload?.subarray(0, 8).toString('hex')).toBe(PNG_SIGNATURE);
+  });
+});
+
+describe('the picture op given raw pixels', () => {
+  it('writes them as a filtered PNG of the same pixels, well under their raw size', async () => {
+    const [width, height] = [640, 480];
+    const pixels = photoPixels(width, height, 40);
+    const answer = await runKernelOp(
+      { op: 'picture', address: 'array-raw', raw: { width, height, channels: 3 } },
+      pixels
+    );
+    const png = answer.payload ?? Buffer.alloc(0);
+    expect(answer.json.encoded).toBe(true);
+    expect(png.length).toBeLessThan(pixels.length * 0.6);
+    expect((await sharp(png).raw().toBuffer()).equals(pixels)).toBe(true);
   });
 });
 
