@@ -19,15 +19,44 @@ if [ ! -x "$chromium" ]; then
   fi
 fi
 
+# The installs that mostly wait on the network run beside the stages that use the CPU; the stage
+# that needs one waits for it and shows its log (only its log when it fails).
+jobs_dir=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$jobs_dir"' EXIT
+beside() {
+  local name=$1
+  shift
+  "$@" >"$jobs_dir/$name.log" 2>&1 &
+  echo $! >"$jobs_dir/$name.pid"
+}
+await() {
+  local name=$1
+  if wait "$(cat "$jobs_dir/$name.pid")"; then
+    cat "$jobs_dir/$name.log"
+  else
+    cat "$jobs_dir/$name.log" >&2
+    echo "test: $name failed" >&2
+    exit 1
+  fi
+}
+# The ui-tests' own packages (Galata, Playwright), needed first by the lint stage's type check.
+ui_tests_packages() {
+  cd ui-tests
+  [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
+}
+beside ui-tests-packages ui_tests_packages
+
 bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
+# jupyter-collaboration's venv links this checkout's build, so it starts once setup has built it.
+beside rtc-venv bash scripts/rtc-venv.sh
 
 echo "== lint"
 npm run --silent lint:check
-# The ui-tests are TypeScript too, typed against their own packages (Galata, Playwright): those are
-# installed here rather than at the Galata stage, so that a type error in a spec stops the run in
+# The ui-tests are TypeScript too, typed against their own packages (Galata, Playwright): they are
+# checked here rather than at the Galata stage, so that a type error in a spec stops the run in
 # seconds instead of after the wheels.
-(cd ui-tests && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; })
+await ui-tests-packages
 npx tsc --noEmit -p ui-tests
 
 echo "== llama-server (for the real llama.cpp tests; built once per machine, cached outside the clone)"
@@ -60,7 +89,7 @@ echo "== Notebook 7"
 (cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.notebook.config.js)
 
 echo "== real-time collaboration (jupyter-collaboration, in build/rtc-venv)"
-timed bash scripts/rtc-venv.sh
+timed await rtc-venv
 (cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.rtc.config.js)
 
 # Each stage above stops the script on failure (set -e), so reaching here means all passed.
