@@ -65,6 +65,10 @@ bash scripts/build-llama-server.sh
 echo "== jest"
 npx jest --ci --forceExit
 
+# The wheels' build (an npm install inside the sdist, then the production webpack build) mostly
+# waits on the registry at first: it starts beside pytest, which mostly waits on Jupyter servers.
+beside wheels-build bash scripts/build-wheels.sh
+
 echo "== pytest"
 python -m pytest -q
 
@@ -76,7 +80,7 @@ timed() {
 }
 
 echo "== wheels"
-timed bash scripts/build-wheels.sh
+timed await wheels-build
 timed bash scripts/check-wheel.sh
 
 echo "== galata"
