@@ -1,6 +1,6 @@
 import { Resvg } from '@resvg/resvg-js';
 
-import { GlyphCache } from '../server/glyphs';
+import { fixedDecimal, GlyphCache } from '../server/glyphs';
 import { resvgOverlayOptions } from '../server/overlay';
 
 const options = resvgOverlayOptions();
@@ -46,5 +46,23 @@ describe('glyph labels', () => {
     const text = new Resvg(svg, options).render().pixels;
     const paths = new Resvg(outlined, options).render().pixels;
     expect(paths.equals(text)).toBe(true);
+  });
+
+  it('write a rounded coordinate exactly as String writes the same double', () => {
+    // Coordinates are written from the integer k of k / 10^digits, without converting a double;
+    // the text must stay what String(k / 10^digits) wrote, which the pixel test above relies on.
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const cases = [0, -0, 1, -1, 10, 100000, 1000000, -1000000, 123450, 2990000, -100, 1e11 + 1];
+    for (let i = 0; i < 5000; i++) {
+      cases.push(Math.round((random() - 0.3) * (random() < 0.5 ? 1e11 : 1e7)));
+    }
+    const wrong = cases.filter(
+      k => fixedDecimal(k, 5) !== String(k / 1e5) || fixedDecimal(k, 6) !== String(k / 1e6)
+    );
+    expect(wrong).toEqual([]);
   });
 });

@@ -91,6 +91,29 @@ function loadFace(size: number, options: ResvgRenderOptions): Face {
   return face;
 }
 
+/**
+ * `k / 10^digits` as `String` writes it (the shortest decimal that reads back as that double,
+ * which for |k| < 2^53 is the decimal itself without trailing zeros), from integers only: what
+ * label coordinates cost most was that conversion of a double.
+ */
+export function fixedDecimal(k: number, digits: 5 | 6): string {
+  const sign = k < 0 ? '-' : '';
+  const magnitude = Math.abs(k);
+  const unit = digits === 5 ? 1e5 : 1e6;
+  const whole = Math.floor(magnitude / unit);
+  let fraction = magnitude - whole * unit;
+  if (fraction === 0) {
+    return whole === 0 ? '0' : `${sign}${whole}`;
+  }
+  let places: number = digits;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    places--;
+  }
+  const text = String(fraction);
+  return `${sign}${whole}.${'0'.repeat(places - text.length)}${text}`;
+}
+
 function num(value: number): string {
   // resvg lays text out in f32; rounding the same way keeps labels pixel-identical to its own text.
   const f = Math.fround(value);
@@ -99,11 +122,11 @@ function num(value: number): string {
   // decimals (five above 128) nearly always read back exactly: the check keeps it exact, and
   // toPrecision, many times slower, is left for the rest. The shorter text also parses faster.
   const magnitude = Math.abs(f);
-  const scale = magnitude >= 128 ? 1e5 : magnitude >= 16 ? 1e6 : 0;
-  if (scale !== 0) {
-    const rounded = Math.round(f * scale) / scale;
-    if (Math.fround(rounded) === f) {
-      return String(rounded);
+  const digits = magnitude >= 128 ? 5 : magnitude >= 16 ? 6 : 0;
+  if (digits !== 0) {
+    const k = Math.round(f * (digits === 5 ? 1e5 : 1e6));
+    if (Math.fround(k / (digits === 5 ? 1e5 : 1e6)) === f) {
+      return fixedDecimal(k, digits);
     }
   }
   return String(Number(f.toPrecision(9)));
