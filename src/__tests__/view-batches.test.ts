@@ -127,4 +127,20 @@ describe('ViewQueue', () => {
     expect(taken(queue)).toEqual({ ids: ['c3'], leads: false });
     expect(queue.ready(false)).toBe(false);
   });
+
+  it('held, a call queued after the leading one was taken does not lead too', () => {
+    const queue = new ViewQueue();
+    queue.push(job('c9'));
+    expect(queue.take(undefined, true)).toMatchObject({ leads: true });
+    // The chat renders an off-screen card meanwhile: its call lands in the emptied queue.
+    queue.push(job('c3'));
+    expect(queue.ready(true)).toBe(false);
+    expect(ids(queue.take(undefined, true).batch)).toEqual([]);
+    // In the visible area it may go; let go, the rest does.
+    queue.push(job('c5'));
+    queue.prioritize('c5', true);
+    expect(ids(queue.take(undefined, true).batch)).toEqual(['c5']);
+    expect(ids(queue.take().batch)).toEqual(['c3']);
+    expect(queue.ready(false)).toBe(false);
+  });
 });

@@ -80,6 +80,13 @@ export class ViewQueue {
   private readonly _visible = new Set<string>();
   /** Set when an empty queue gets a job: the next batch is that newest call alone. */
   private _leadNext = false;
+  /**
+   * Whether a leading call was taken while held. A call queued after it into the emptied queue
+   * does not lead again until let go: while a chat opens, cards are queued as they render, and
+   * when the newest call's views came back fast (a warm figure server, a quick transport) an
+   * off-screen call queued next went out before the visible area had loaded.
+   */
+  private _ledWhileHeld = false;
 
   get length(): number {
     return this._jobs.length;
@@ -92,7 +99,12 @@ export class ViewQueue {
 
   /** Whether {@link ViewQueue.take} with this `held` would give a batch. */
   ready(held: boolean): boolean {
-    return held ? this._leadNext || this.hasVisible : this._jobs.length > 0;
+    return held ? this._leads(true) || this.hasVisible : this._jobs.length > 0;
+  }
+
+  /** Whether the next batch is a leading call (alone, allowed while held). */
+  private _leads(held: boolean): boolean {
+    return this._leadNext && !(held && this._ledWhileHeld);
   }
 
   push(job: ViewJob): void {
@@ -122,7 +134,10 @@ export class ViewQueue {
    * `held`: only the leading call or a call in the visible area, else none.
    */
   take(limit = MAX_VIEWS_PER_REQUEST, held = false): { batch: ViewJob[]; leads: boolean } {
-    const leads = this._leadNext;
+    if (!held) {
+      this._ledWhileHeld = false;
+    }
+    const leads = this._leads(held);
     if (held && !leads) {
       let at = this._jobs.length - 1;
       while (at >= 0 && !this._visible.has(this._jobs[at].callId)) {
@@ -136,6 +151,7 @@ export class ViewQueue {
     const batch = takeViewBatch(this._jobs, job => this._near.has(job.callId), leads, limit);
     if (batch.length) {
       this._leadNext = false;
+      this._ledWhileHeld ||= held && leads;
     }
     batch.forEach(job => {
       this._near.delete(job.callId);
@@ -149,6 +165,7 @@ export class ViewQueue {
     this._near.clear();
     this._visible.clear();
     this._leadNext = false;
+    this._ledWhileHeld = false;
   }
 }
 
