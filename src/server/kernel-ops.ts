@@ -12,7 +12,14 @@ import { visionTools } from '../tools/vision-tools';
 import { HttpError } from './http';
 import { KernelOpError, parseRequest, type KernelAnswer } from './kernel-answer';
 import { FigureRequest, figureOp } from './kernel-figure';
-import { PictureRequest, pictureOp, PreviewRequest, previewOp } from './kernel-pictures';
+import {
+  PictureBytesRequest,
+  pictureBytesOp,
+  PictureRequest,
+  pictureOp,
+  PreviewRequest,
+  previewOp
+} from './kernel-pictures';
 import {
   CheckRecordRequest,
   checkRecordOp,
@@ -43,6 +50,8 @@ export async function runKernelOp(header: unknown, payload: Buffer): Promise<Ker
         return await figureOp(registry, parseRequest(FigureRequest, op, header));
       case 'picture':
         return await pictureOp(parseRequest(PictureRequest, op, header), payload);
+      case 'picture-bytes':
+        return pictureBytesOp(parseRequest(PictureBytesRequest, op, header));
       case 'preview':
         return await previewOp(parseRequest(PreviewRequest, op, header));
       case 'vision':

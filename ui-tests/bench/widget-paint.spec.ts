@@ -62,6 +62,7 @@ const STEPS = [
   'preview sent',
   'preview',
   'img',
+  'img src',
   'loaded',
   'painted',
   'cell done'
@@ -71,6 +72,8 @@ const STEPS = [
 const SPANS: Array<[string, string]> = [
   ['execute_input sent', 'preview sent'],
   ['preview sent', 'preview'],
+  ['preview', 'img src'],
+  ['img src', 'painted'],
   ['preview', 'painted'],
   ['preview sent', 'painted'],
   ['execute_input sent', 'cell done']
@@ -166,6 +169,9 @@ async function firstPaint(
         const marker = new MutationObserver(() => {
           for (const image of images()) {
             step('img');
+            if (image.getAttribute('src')) {
+              step('img src');
+            }
             if (!image.hasAttribute('elementtiming')) {
               image.setAttribute('elementtiming', tag);
             }
