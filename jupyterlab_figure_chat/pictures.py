@@ -27,8 +27,7 @@ class PictureSource:
     #: The first word of a generated address (``array-1a2b3c4d5e6f``).
     kind: str = "picture"
     #: An encoded file the figure program reads itself (``data`` is then empty): the bytes skip
-    #: the pipe, so the quick preview's decode starts sooner; Vision takes the bytes the program
-    #: read from it afterwards (``picture-bytes``), and reads the file only if it restarted.
+    #: the pipe, so the quick preview's decode starts sooner; Vision reads the file afterwards.
     path: Path | None = None
 
 
@@ -94,7 +93,7 @@ def picture_source(picture: Any, address: str | None = None) -> PictureSource:
     if isinstance(picture, (str, os.PathLike)):
         path = Path(picture)
         try:
-            # Opened here so a missing or unreadable file raises at once (the program reads it).
+            # Opened here so a missing or unreadable file raises at once; read_picture reads it.
             with path.open("rb"):
                 pass
         except OSError as error:
