@@ -199,19 +199,6 @@ describe('the picture op given a path', () => {
         Buffer.alloc(0)
       );
       expect((await sharp(preview.payload).metadata()).format).toBe('jpeg');
-      // Python takes the picture's bytes from the program (it never reads the file itself), so
-      // they are the very bytes hashed, even once the file has changed.
-      writeFileSync(file, Buffer.from('not the picture any more'));
-      const held = await runKernelOp(
-        { op: 'picture-bytes', picture: { address: 'photo.jpg', sha256: byPath.json.sha256 } },
-        Buffer.alloc(0)
-      );
-      expect(held.payload?.equals(jpeg)).toBe(true);
-      const unknown = await runKernelOp(
-        { op: 'picture-bytes', picture: { address: 'other.jpg', sha256: 'f'.repeat(64) } },
-        Buffer.alloc(0)
-      ).catch((caught: unknown) => caught);
-      expect(unknown).toMatchObject({ code: 'need-picture' });
 
       const missing = await runKernelOp(
         { op: 'picture', address: 'gone.jpg', path: join(folder, 'gone.jpg') },
