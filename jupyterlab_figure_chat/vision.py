@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from dataclasses import replace
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .errors import FigureChatError, PictureError
+from .errors import FigureChatError
 from .outputs import bundle_view, vision_bundle
 from .pictures import picture_source, read_picture
 from .program import figure_program
@@ -94,69 +93,37 @@ class VisionCore:
     def _setup(self, picture: Any, address: str | None) -> None:
         source = picture_source(picture, address)
         self._source = source
-        self._picture_bytes: bytes | None = None
-        self._first_load()
+        self._load()
         self._set_record({"image": self.address, "marks": [], "lastId": 0})
 
     # -- the picture ------------------------------------------------------------------------
 
-    def _first_load(self) -> None:
+    def _load(self) -> None:
         source = self._source
-        header: dict[str, Any] = {"op": "picture", "address": source.address or source.kind}
+        placeholder = source.address or source.kind
+        header: dict[str, Any] = {"op": "picture", "address": placeholder}
         if source.raw is not None:
             header["raw"] = source.raw
         if self._quick_preview_side is not None:
             header["quickPreview"] = self._quick_preview_side
         if source.path is not None:
-            # The program reads the file itself, so its decode starts without waiting for the
-            # pipe. The bytes it read and hashed are the picture; Python takes them from it later
-            # (picture_bytes), not now: reading and hashing a 2.5 MB photo here ran beside the
-            # quick preview's decode, on the same two cores, and could get another version of it.
             answer, encoded = figure_program().request({**header, "path": str(source.path)})
+            # The program read the file first, so its decode started without waiting for the
+            # pipe; these bytes are the picture only if they are the ones it read.
+            data = read_picture(source.path)
+            if hashlib.sha256(data).hexdigest() != answer["sha256"]:
+                answer, encoded = figure_program().request(header, data)
+            source = type(source)(data, None, source.address, source.kind)
         else:
             answer, encoded = figure_program().request(header, source.data)
-            # Raw pixels became a PNG in the figure program; that PNG is the picture from now on.
-            self._picture_bytes = encoded if answer.get("encoded") else bytes(source.data)
-            # Not the pixels too: a 20-megapixel array's would be kept alive for nothing.
-            self._source = replace(source, data=b"", raw=None)
         self.address: str = source.address or f"{source.kind}-{answer['sha256'][:12]}"
         self.sha256: str = answer["sha256"]
         self.width: int = answer["width"]
         self.height: int = answer["height"]
         self.format: str = answer["format"]
-
-    def _load(self) -> None:
-        """Send the picture again: the figure program restarted or dropped it from its cache."""
-        figure_program().request({"op": "picture", "address": self.address}, self.picture_bytes)
-
-    @property
-    def picture_bytes(self) -> bytes:
-        """The picture's encoded bytes. For a path, those the figure program read (and hashed)."""
-        if self._picture_bytes is None:
-            self._picture_bytes = self._held_bytes()
-        return self._picture_bytes
-
-    def _held_bytes(self) -> bytes:
-        """The bytes of a picture given by path, from the figure program that read them, or, if
-        it has restarted since, from the file again when that still holds the same picture."""
-        path = self._source.path
-        assert path is not None
-        try:
-            _, data = figure_program().request(
-                {"op": "picture-bytes", "picture": {"address": self.address, "sha256": self.sha256}}
-            )
-            return data
-        except FigureChatError as error:
-            if error.code not in ("need-picture", "crashed"):
-                raise
-        data = read_picture(path)
-        if hashlib.sha256(data).hexdigest() != self.sha256:
-            raise PictureError(
-                f"{self.address} changed on disk since Vision read it, and the figure program that"
-                " held it restarted; make a new Vision of the file",
-                "changed",
-            )
-        return data
+        # Raw pixels became a PNG in the figure program; that PNG is the picture from now on.
+        self.picture_bytes: bytes = encoded if answer.get("encoded") else bytes(source.data)
+        self._source = type(source)(self.picture_bytes, None, self.address, source.kind)
 
     @property
     def fingerprint(self) -> dict[str, Any]:

@@ -350,11 +350,3 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
                 self._refresh_display()
         finally:
             self._preview_pending = False
-        # A path's bytes, from the figure program that read them, now that the first view is out:
-        # the chat's tools and the background re-render need them, and a restart of the program
-        # would lose them.
-        try:
-            self.picture_bytes
-        except FigureChatError:
-            # Raised again, with its message, by whatever needs them.
-            pass

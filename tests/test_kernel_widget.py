@@ -11,7 +11,6 @@ import pytest
 from PIL import Image
 
 from jupyterlab_figure_chat import Vision, VisionArgumentError
-from jupyterlab_figure_chat.errors import PictureError
 
 
 @pytest.fixture()
@@ -407,58 +406,40 @@ def _jpeg(width: int, height: int, colour: tuple[int, int, int]) -> bytes:
     return out.getvalue()
 
 
-def test_a_path_is_read_by_the_figure_program_alone(tmp_path, monkeypatch):
-    """Python never reads the file itself while the first view is being made: the bytes the figure
-    program read and hashed are the picture, even if the file changes meanwhile."""
+def test_a_path_is_read_by_the_figure_program_and_checked_by_its_hash(tmp_path, monkeypatch):
     import hashlib
 
     from jupyterlab_figure_chat import vision as vision_module
-    from jupyterlab_figure_chat.program import figure_program
 
     photo = tmp_path / "photo.jpg"
     first = _jpeg(320, 240, (200, 40, 40))
-    second = _jpeg(200, 100, (40, 40, 200))
     photo.write_bytes(first)
-
-    def no_read(path):
-        raise AssertionError(f"Python read {path} itself")
-
-    monkeypatch.setattr(vision_module, "read_picture", no_read)
     v = Vision(photo)
     try:
-        # The file changes once the program has read it: the picture stays the version it read.
-        photo.write_bytes(second)
+        assert v.picture_bytes == first
         assert v.sha256 == hashlib.sha256(first).hexdigest()
         assert (v.width, v.height, v.address) == (320, 240, "photo.jpg")
-        assert v.picture_bytes == first
-        v.mark(["310,230"])
-        assert v.marks[0]["x"] == 310
     finally:
         v.close()
 
+    # The file changes after the figure program read it and before Python does: the picture is
+    # the bytes Python holds, sent again, never a mix of the two versions.
+    second = _jpeg(200, 100, (40, 40, 200))
+    real_read = vision_module.read_picture
 
-def test_a_path_whose_program_restarted_is_read_again_only_if_unchanged(tmp_path):
-    from jupyterlab_figure_chat.program import figure_program
+    def read_after_a_write(path):
+        photo.write_bytes(second)
+        return real_read(path)
 
-    photo = tmp_path / "photo.jpg"
-    first = _jpeg(320, 240, (200, 40, 40))
+    monkeypatch.setattr(vision_module, "read_picture", read_after_a_write)
     photo.write_bytes(first)
     v = Vision(photo)
     try:
-        # The program restarts before Python took the bytes: the file, still the same, is read.
-        figure_program().close()
-        assert v.picture_bytes == first
-        v.mark(["10,20"])
-        assert v.marks[0]["y"] == 20
-    finally:
-        v.close()
-
-    v = Vision(photo)
-    try:
-        photo.write_bytes(_jpeg(200, 100, (40, 40, 200)))
-        figure_program().close()
-        with pytest.raises(PictureError, match="changed on disk since Vision read it") as raised:
-            v.picture_bytes
-        assert raised.value.code == "changed"
+        assert v.picture_bytes == second
+        assert v.sha256 == hashlib.sha256(second).hexdigest()
+        assert (v.width, v.height) == (200, 100)
+        assert v.marks == []
+        v.mark(["190,90"])
+        assert v.marks[0]["x"] == 190
     finally:
         v.close()

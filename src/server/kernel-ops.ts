@@ -12,14 +12,7 @@ import { visionTools } from '../tools/vision-tools';
 import { HttpError } from './http';
 import { KernelOpError, parseRequest, type KernelAnswer } from './kernel-answer';
 import { FigureRequest, figureOp } from './kernel-figure';
-import {
-  PictureBytesRequest,
-  pictureBytesOp,
-  PictureRequest,
-  pictureOp,
-  PreviewRequest,
-  previewOp
-} from './kernel-pictures';
+import { PictureRequest, pictureOp, PreviewRequest, previewOp } from './kernel-pictures';
 import {
   CheckRecordRequest,
   checkRecordOp,
@@ -50,8 +43,6 @@ export async function runKernelOp(header: unknown, payload: Buffer): Promise<Ker
         return await figureOp(registry, parseRequest(FigureRequest, op, header));
       case 'picture':
         return await pictureOp(parseRequest(PictureRequest, op, header), payload);
-      case 'picture-bytes':
-        return pictureBytesOp(parseRequest(PictureBytesRequest, op, header));
       case 'preview':
         return await previewOp(parseRequest(PreviewRequest, op, header));
       case 'vision':

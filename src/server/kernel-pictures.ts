@@ -4,7 +4,7 @@
  * lookup every later op of a picture goes through.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 
 import sharp from 'sharp';
 import { z } from 'zod';
@@ -46,9 +46,6 @@ export const PictureRequest = z.object({
   quickPreview: z.number().int().min(64).max(PREVIEW_MAX_SIDE).optional()
 });
 
-/** `picture-bytes { picture }`: the bytes of a picture this program holds. */
-export const PictureBytesRequest = z.object({ picture: PictureRef });
-
 export const PreviewRequest = z.object({
   picture: PictureRef,
   maxSide: z.number().int().min(64).max(PREVIEW_MAX_SIDE).optional()
@@ -76,7 +73,7 @@ export async function pictureOp(
   body: z.infer<typeof PictureRequest>,
   payload: Buffer
 ): Promise<KernelAnswer> {
-  let bytes = body.path === undefined ? payload : readPictureFile(body, body.path, payload);
+  let bytes = body.path === undefined ? payload : await readPictureFile(body, body.path, payload);
   let encoded = false;
   if (body.raw) {
     const { width, height, channels } = body.raw;
@@ -136,22 +133,17 @@ export async function pictureOp(
   };
 }
 
-/**
- * The file a `picture` request names by `path`, checked against the size limit. Read in one
- * blocking call: the quick preview's decode waits for these bytes, and `fs.promises.readFile`
- * reads a 2.5 MB photo in 512 kB steps, each a trip through libuv's pool (1.5–12 ms under load,
- * against 0.5–3 ms). Nothing else waits on this thread meanwhile: requests come one at a time.
- */
-function readPictureFile(
+/** The file a `picture` request names by `path`, checked against the size limit. */
+async function readPictureFile(
   body: z.infer<typeof PictureRequest>,
   path: string,
   payload: Buffer
-): Buffer {
+): Promise<Buffer> {
   if (payload.length > 0 || body.raw) {
     throw new KernelOpError('request', 'bad-request', 'picture: send a path or bytes, not both');
   }
   try {
-    const info = statSync(path);
+    const info = await stat(path);
     if (!info.isFile()) {
       throw new KernelOpError('picture', 'not-found', `${body.address} is not a file`);
     }
@@ -162,7 +154,7 @@ function readPictureFile(
         `${body.address} is ${info.size} bytes; the limit is ${MAX_PICTURE_BYTES}`
       );
     }
-    return readFileSync(path);
+    return await readFile(path);
   } catch (error) {
     if (error instanceof KernelOpError) {
       throw error;
@@ -174,16 +166,6 @@ function readPictureFile(
       `cannot read the picture ${body.address}: ${code}`
     );
   }
-}
-
-/**
- * `picture-bytes { picture }`: the bytes this program read for a picture. Vision, given a path,
- * takes the picture's bytes from here once its first view is out, rather than reading and hashing
- * the file itself while the quick preview decodes (and maybe getting another version of it).
- */
-export function pictureBytesOp(body: z.infer<typeof PictureBytesRequest>): KernelAnswer {
-  const picture = cached(body.picture);
-  return { json: { sha256: picture.sha256 }, payload: picture.bytes };
 }
 
 /** `preview { picture, maxSide? }`: the downscaled JPEG the widget draws marks over. */
