@@ -19,6 +19,13 @@ if [ ! -x "$chromium" ]; then
   fi
 fi
 
+# Each stage prints how long it took, so the CI budget stays visible.
+timed() {
+  local start=$SECONDS
+  "$@"
+  echo "($(( SECONDS - start )) s)"
+}
+
 # The installs that mostly wait on the network run beside the stages that use the CPU; the stage
 # that needs one waits for it and shows its log (only its log when it fails).
 jobs_dir=$(mktemp -d)
@@ -50,6 +57,14 @@ bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
 # jupyter-collaboration's venv links this checkout's build, so it starts once setup has built it.
 beside rtc-venv bash scripts/rtc-venv.sh
+# The wheels (an npm install and the production build inside the sdist, the other platforms' npm
+# installs, then pip installs into fresh venvs) mostly wait on the registry: they are built and
+# checked beside lint, jest and pytest.
+wheels() {
+  timed bash scripts/build-wheels.sh
+  timed bash scripts/check-wheel.sh
+}
+beside wheels wheels
 
 echo "== lint"
 npm run --silent lint:check
@@ -65,23 +80,11 @@ bash scripts/build-llama-server.sh
 echo "== jest"
 npx jest --ci --forceExit
 
-# The wheels' build (an npm install inside the sdist, then the production webpack build) mostly
-# waits on the registry at first: it starts beside pytest, which mostly waits on Jupyter servers.
-beside wheels-build bash scripts/build-wheels.sh
-
 echo "== pytest"
 python -m pytest -q
 
-# Each stage prints how long it took, so the CI budget stays visible.
-timed() {
-  local start=$SECONDS
-  "$@"
-  echo "($(( SECONDS - start )) s)"
-}
-
-echo "== wheels"
-timed await wheels-build
-timed bash scripts/check-wheel.sh
+echo "== wheels (built and checked beside the stages above)"
+timed await wheels
 
 echo "== galata"
 (cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test)
