@@ -99,7 +99,7 @@ function loadFace(size: number, options: ResvgRenderOptions): Face {
 export function fixedDecimal(k: number, digits: 5 | 6): string {
   const sign = k < 0 ? '-' : '';
   const magnitude = Math.abs(k);
-  const unit = digits === 5 ? 1e5 : 1e6;
+  const unit = 10 ** digits;
   const whole = Math.floor(magnitude / unit);
   let fraction = magnitude - whole * unit;
   if (fraction === 0) {
@@ -124,8 +124,8 @@ function num(value: number): string {
   const magnitude = Math.abs(f);
   const digits = magnitude >= 128 ? 5 : magnitude >= 16 ? 6 : 0;
   if (digits !== 0) {
-    const k = Math.round(f * (digits === 5 ? 1e5 : 1e6));
-    if (Math.fround(k / (digits === 5 ? 1e5 : 1e6)) === f) {
+    const k = Math.round(f * 10 ** digits);
+    if (Math.fround(k / 10 ** digits) === f) {
       return fixedDecimal(k, digits);
     }
   }
