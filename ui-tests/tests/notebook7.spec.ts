@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import type { NotebookPanel } from '@jupyterlab/notebook';
 import { expect, test, type Page } from '@playwright/test';
 
 import { RUNTIME } from '../jupyter.mjs';
@@ -156,9 +157,7 @@ test('a Vision widget takes a click that v.marks shows, and a Figure renders, in
   // status to settle: a clean-clone CI run pressed Shift+Enter too early once.
   await page.waitForFunction(
     () => {
-      const panel = window.jupyterapp.shell.currentWidget as unknown as {
-        sessionContext?: { session?: { kernel?: { status: string } | null } | null };
-      } | null;
+      const panel = window.jupyterapp.shell.currentWidget as NotebookPanel | null;
       return panel?.sessionContext?.session?.kernel?.status === 'idle';
     },
     undefined,
