@@ -89,15 +89,30 @@ timed await wheels
 echo "== galata"
 (cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test)
 
-echo "== galata under the base URL /user/alice/"
-(cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.baseurl.config.js)
-
-echo "== Notebook 7"
-(cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.notebook.config.js)
-
-echo "== real-time collaboration (jupyter-collaboration, in build/rtc-venv)"
+# The three small configs each start their own JupyterLab and Chromium for one or two tests, and
+# mostly wait on those starts: they run at once, each on its own ports (the next ones after the
+# main stage's) and with its own server and results folders (set in its config).
+small_config() {
+  local config=$1 offset=$2
+  cd ui-tests
+  export CHROMIUM_PATH="$chromium"
+  export FIGURE_CHAT_TEST_PORT=$((${FIGURE_CHAT_TEST_PORT:-8888} + offset))
+  export FIGURE_CHAT_MODEL_PORT=$((${FIGURE_CHAT_MODEL_PORT:-8765} + offset))
+  timed npx playwright test --config "playwright.$config.config.js"
+}
+echo "== galata under the base URL /user/alice/, in Notebook 7 and with real-time collaboration (at once)"
 timed await rtc-venv
-(cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test --config playwright.rtc.config.js)
+start=$SECONDS
+beside galata-baseurl small_config baseurl 1
+beside galata-notebook small_config notebook 2
+beside galata-rtc small_config rtc 3
+echo "== galata under the base URL /user/alice/"
+await galata-baseurl
+echo "== Notebook 7"
+await galata-notebook
+echo "== real-time collaboration (jupyter-collaboration, in build/rtc-venv)"
+await galata-rtc
+echo "(the three: $((SECONDS - start)) s)"
 
 # Each stage above stops the script on failure (set -e), so reaching here means all passed.
 echo "stages: 8 passed, 0 failed"

@@ -4,11 +4,14 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const RUNTIME = join(here, '.jupyter-runtime');
+// A config that runs beside another (scripts/test.sh runs the three small ones at once) names its
+// own folder (FIGURE_CHAT_TEST_RUNTIME, relative to ui-tests/), so that one server's fresh start
+// never wipes another's root.
+export const RUNTIME = resolve(here, process.env.FIGURE_CHAT_TEST_RUNTIME ?? '.jupyter-runtime');
 export const ROOT = join(RUNTIME, 'root');
 const PID_FILE = join(RUNTIME, 'jupyter.pid');
 const LOG_FILE = join(RUNTIME, 'jupyter.log');

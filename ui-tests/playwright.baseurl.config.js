@@ -5,6 +5,13 @@
  * (`baseURL`) and the tests (helpers.ts) through FIGURE_CHAT_TEST_BASE_URL.
  */
 process.env.FIGURE_CHAT_TEST_BASE_URL = '/user/alice/';
+// Its own server folder and results folder: scripts/test.sh runs this config beside the other two.
+process.env.FIGURE_CHAT_TEST_RUNTIME = '.jupyter-runtime/baseurl';
 const config = require('./playwright.config.js');
 
-module.exports = { ...config, testIgnore: [], testMatch: ['**/baseurl.spec.ts'] };
+module.exports = {
+  ...config,
+  outputDir: 'test-results/baseurl',
+  testIgnore: [],
+  testMatch: ['**/baseurl.spec.ts']
+};

@@ -6,6 +6,13 @@
 const { join } = require('node:path');
 
 process.env.FIGURE_CHAT_TEST_JUPYTER = join(__dirname, '..', 'build', 'rtc-venv', 'bin', 'jupyter');
+// Its own server folder and results folder: scripts/test.sh runs this config beside the other two.
+process.env.FIGURE_CHAT_TEST_RUNTIME = '.jupyter-runtime/rtc';
 const config = require('./playwright.config.js');
 
-module.exports = { ...config, testIgnore: [], testMatch: ['**/collaboration.spec.ts'] };
+module.exports = {
+  ...config,
+  outputDir: 'test-results/rtc',
+  testIgnore: [],
+  testMatch: ['**/collaboration.spec.ts']
+};

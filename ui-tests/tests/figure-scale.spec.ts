@@ -5,7 +5,7 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 
-import { chat, openChat, putConversationNotebook, SETTINGS } from './helpers';
+import { chat, openChatSidebar, putConversationNotebook, SETTINGS } from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -15,7 +15,7 @@ test('figures and views say the scale they are drawn at, and when it is small', 
 }) => {
   const path = `${tmpPath}/scale.ipynb`;
   await putConversationNotebook(page, path, { messages: 8, figures: 1, views: 1 });
-  await openChat(page).catch(() => undefined);
+  await openChatSidebar(page);
   // Count reads of `naturalWidth`: for an SVG picture each read sizes its document again.
   await page.evaluate(() => {
     const property = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'naturalWidth');

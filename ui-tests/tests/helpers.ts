@@ -29,6 +29,16 @@ export async function openChat(page: IJupyterLabPageFixture): Promise<void> {
   await expect(page.locator('#jp-figure-chat-sidebar .jp-FigureChat-view:visible')).toHaveCount(1);
 }
 
+/**
+ * Open the Figure Chat sidebar before any notebook is open, as a person who opens the panel first
+ * does: it shows its placeholder. (`openChat` waits for a chat view, which only a notebook has, so
+ * it would wait out its whole timeout here.)
+ */
+export async function openChatSidebar(page: IJupyterLabPageFixture): Promise<void> {
+  await page.evaluate(() => window.jupyterapp.commands.execute('figure-chat:open'));
+  await expect(page.locator('#jp-figure-chat-sidebar .jp-FigureChat-placeholder')).toBeVisible();
+}
+
 /** Type a message and send it; resolves once the turn has ended. */
 export async function ask(page: IJupyterLabPageFixture, text: string): Promise<void> {
   const view = page.locator('#jp-figure-chat-sidebar .jp-FigureChat-view:visible');

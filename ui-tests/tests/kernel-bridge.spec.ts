@@ -194,15 +194,20 @@ test('marks the chat writes into a Vision widget count only once the kernel take
   await page.notebook.setCell(
     0,
     'code',
-    'import json, time\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv'
+    'import json, os, time\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv'
   );
   await page.notebook.runCell(0, true);
   const marks = page.locator('.jp-FigureChat-visionMarks');
   await expect(marks).toBeVisible({ timeout: 60000 });
 
   // The person runs a long cell; the chat's write waits in the kernel's queue behind it, longer
-  // than the tool waits (10 s), so the kernel must not take it when it gets to it.
-  await page.notebook.addCell('code', 'time.sleep(30)\nprint("slept")');
+  // than the tool waits (10 s), so the kernel must not take it when it gets to it. The cell runs
+  // until the test releases it (a file written once the tool has given up; two minutes at most),
+  // so the write is past its deadline however slow the machine, with no fixed sleep to wait out.
+  await page.notebook.addCell(
+    'code',
+    'any(os.path.exists("release") or time.sleep(0.1) for _ in range(1200))\nprint("slept")'
+  );
   await page.notebook.selectCells(1);
   await page.keyboard.press('Control+Enter');
   await expect(cells(page).nth(1).locator('.jp-InputPrompt')).toContainText('*');
@@ -222,6 +227,10 @@ test('marks the chat writes into a Vision widget count only once the kernel take
   await expect(marks.locator('[data-mark]')).toHaveCount(0);
 
   // Once the cell ends, the kernel reads the write, finds it past its deadline and refuses it.
+  const release = await page.request.put(`/api/contents/${tmpPath}/release`, {
+    data: { type: 'file', format: 'text', content: '' }
+  });
+  expect(release.ok()).toBeTruthy();
   await page.notebook.addCell('code', 'print(json.dumps(v.marks))');
   await page.notebook.runCell(2, true);
   await expect(cellText(page, 1)).toContainText('slept');

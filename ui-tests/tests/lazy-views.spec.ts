@@ -5,7 +5,13 @@
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import { chat, openChat, putConversationNotebook, saveAndCloseAll, SETTINGS } from './helpers';
+import {
+  chat,
+  openChatSidebar,
+  putConversationNotebook,
+  saveAndCloseAll,
+  SETTINGS
+} from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -44,7 +50,7 @@ test('a long conversation opens at the newest message and draws its newest views
 }) => {
   const path = `${tmpPath}/long.ipynb`;
   await putConversationNotebook(page, path, { messages: 120, figures: FIGURES, views: VIEWS });
-  await openChat(page).catch(() => undefined);
+  await openChatSidebar(page);
   await recordReadyOrder(page);
   const renders: string[] = [];
   page.on('request', request => {
@@ -94,7 +100,7 @@ test('a long conversation opens at the newest message and draws its newest views
 test('what the chat shows first is drawn before anything off-screen', async ({ page, tmpPath }) => {
   const path = `${tmpPath}/first.ipynb`;
   await putConversationNotebook(page, path, { messages: 120, figures: FIGURES, views: VIEWS });
-  await openChat(page).catch(() => undefined);
+  await openChatSidebar(page);
   // On the page's clock, by call and place in the card: when each figure or view image was put
   // in the chat, and when it first loaded; and when the notebook was asked for.
   const since = await page.evaluate(() => {

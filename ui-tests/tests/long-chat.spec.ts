@@ -5,7 +5,7 @@
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import { chat, openChat, putConversationNotebook, SETTINGS } from './helpers';
+import { chat, openChatSidebar, putConversationNotebook, SETTINGS } from './helpers';
 
 declare global {
   interface Window {
@@ -18,7 +18,7 @@ test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: nul
 
 /** Open the notebook and its chat, as the reopen benchmark does. */
 async function openConversation(page: IJupyterLabPageFixture, path: string): Promise<void> {
-  await openChat(page).catch(() => undefined);
+  await openChatSidebar(page);
   await page.evaluate(async p => {
     await window.jupyterapp.commands.execute('docmanager:open', { path: p });
     await window.jupyterapp.commands.execute('figure-chat:open');
