@@ -22,9 +22,7 @@ export class Semaphore {
 
   /** Nothing running and nothing waiting. */
   get idle(): boolean {
-    return (
-      this._running === 0 && !this._waiting.visible.length && !this._waiting.background.length
-    );
+    return this._running === 0 && !this._waiting.visible.length && !this._waiting.background.length;
   }
 
   /** Run `task` when a slot is free; a freed slot goes to the `visible` lane first. */
