@@ -239,19 +239,20 @@ describe('VisionViews', () => {
       );
     }
     const { options, bodies, busy } = counting();
-    let views: VisionViews | undefined;
+    const opened: { views?: VisionViews } = {};
     const request = options.request;
     options.request = <T>(route: string, body: unknown, signal: AbortSignal): Promise<T> => {
       const answer = request<T>(route, body, signal);
       // Both requests draw off-screen cards (the newest call's came first): the oldest close-up
       // comes into view.
       if (bodies.length === 1 + CONCURRENT_RENDERS) {
-        views?.prioritize('show0', true);
+        opened.views?.prioritize('show0', true);
       }
       return answer;
     };
     const conversation = loaded(messages);
-    views = new VisionViews(conversation, options);
+    const views = new VisionViews(conversation, options);
+    opened.views = views;
     const ids = ['c1', ...Array.from({ length: count }, (_, i) => `show${i}`)];
     await allSettled(views, ids);
     const visible = (body: object): boolean => (body as { visible?: boolean }).visible === true;
