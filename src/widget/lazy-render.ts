@@ -246,6 +246,10 @@ export class LazyRenderer {
         continue;
       }
       const watcher = this._watched.get(entry.target);
+      if (!watcher && !this._pending.has(entry.target as HTMLElement)) {
+        // A part already rendered, only watched for `near` above: nothing changed in the chat.
+        continue;
+      }
       if (watcher) {
         this._watched.delete(entry.target);
         this._observer?.unobserve(entry.target);
