@@ -89,6 +89,23 @@ describe('ViewQueue', () => {
     expect(taken(queue)).toEqual({ ids: ['d1'], leads: true });
   });
 
+  it('marks a batch urgent when it leads or a person waits for it, never a shared one', () => {
+    const queue = new ViewQueue();
+    ['c0', 'c1', 'c2', 'c3'].forEach(id => queue.push(job(id)));
+    expect(queue.take()).toMatchObject({ leads: true, urgent: true });
+    expect(queue.hasNear).toBe(false);
+    queue.prioritize('c0');
+    expect(queue.hasNear).toBe(true);
+    const near = queue.take();
+    expect({ ids: ids(near.batch), urgent: near.urgent }).toEqual({ ids: ['c0'], urgent: true });
+    expect(queue.hasNear).toBe(false);
+    const shared = queue.take();
+    expect({ ids: ids(shared.batch), urgent: shared.urgent }).toEqual({
+      ids: ['c2', 'c1'],
+      urgent: false
+    });
+  });
+
   it('moves a call a person waits for to the front, alone; clear forgets it', () => {
     const queue = new ViewQueue();
     ['c0', 'c1', 'c2', 'c3'].forEach(id => queue.push(job(id)));

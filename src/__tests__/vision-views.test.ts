@@ -227,6 +227,49 @@ describe('VisionViews', () => {
     conversation.dispose();
   });
 
+  it('draws a call scrolled into view at once, in one more request that the figure server draws first', async () => {
+    // More close-ups than the newest call and two full requests draw, all within the picture.
+    const count = 1 + 3 * MAX_VIEWS_PER_REQUEST;
+    const messages = transcript().slice(0, 3);
+    for (let i = 0; i < count; i++) {
+      const at = `${10 + (i % 12) * 15},${20 + Math.floor(i / 12) * 40}`;
+      messages.push(
+        assistant(`s${i}`, '', [call(`show${i}`, 'vision_show', { at: [at] })]),
+        visionResult(`rs${i}`, `show${i}`)
+      );
+    }
+    const { options, bodies, busy } = counting();
+    const opened: { views?: VisionViews } = {};
+    const request = options.request;
+    options.request = <T>(route: string, body: unknown, signal: AbortSignal): Promise<T> => {
+      const answer = request<T>(route, body, signal);
+      // Both requests draw off-screen cards (the newest call's came first): the oldest close-up
+      // comes into view.
+      if (bodies.length === 1 + CONCURRENT_RENDERS) {
+        opened.views?.prioritize('show0', true);
+      }
+      return answer;
+    };
+    const conversation = loaded(messages);
+    const views = new VisionViews(conversation, options);
+    opened.views = views;
+    const ids = ['c1', ...Array.from({ length: count }, (_, i) => `show${i}`)];
+    await allSettled(views, ids);
+    const visible = (body: object): boolean => (body as { visible?: boolean }).visible === true;
+    // The newest call leads (what the chat shows first): the figure server draws it first.
+    expect(visible(bodies[0])).toBe(true);
+    // The call in view went at once, beside the two requests in flight, alone and marked.
+    const at = 1 + CONCURRENT_RENDERS;
+    expect(bodies[at].views).toEqual([{ kind: 'closeup', at: '10,20' }]);
+    expect(visible(bodies[at])).toBe(true);
+    expect(busy[at]).toBe(CONCURRENT_RENDERS);
+    // Off-screen batches are not marked, and the extra request was not kept for them.
+    expect(bodies.filter((body, i) => i !== 0 && i !== at).some(visible)).toBe(false);
+    expect(busy.slice(at + 1).every(n => n <= CONCURRENT_RENDERS)).toBe(true);
+    views.dispose();
+    conversation.dispose();
+  });
+
   it('never draws a call with another call’s record, however the requests are shared', async () => {
     const { options, bodies } = counting();
     const messages = [

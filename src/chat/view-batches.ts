@@ -97,6 +97,11 @@ export class ViewQueue {
     return this._jobs.some(job => this._visible.has(job.callId));
   }
 
+  /** Whether a call a person waits for (near or in the visible area) is queued. */
+  get hasNear(): boolean {
+    return this._jobs.some(job => this._near.has(job.callId));
+  }
+
   /** Whether {@link ViewQueue.take} with this `held` would give a batch. */
   ready(held: boolean): boolean {
     return held ? this._leads(true) || this.hasVisible : this._jobs.length > 0;
@@ -131,9 +136,13 @@ export class ViewQueue {
 
   /**
    * The next request's calls: alone when they lead or a person waits for them, else in a group.
-   * `held`: only the leading call or a call in the visible area, else none.
+   * `held`: only the leading call or a call in the visible area, else none. `urgent`: the batch
+   * leads or a person waits for it (its request asks the figure server to draw it first).
    */
-  take(limit = MAX_VIEWS_PER_REQUEST, held = false): { batch: ViewJob[]; leads: boolean } {
+  take(
+    limit = MAX_VIEWS_PER_REQUEST,
+    held = false
+  ): { batch: ViewJob[]; leads: boolean; urgent: boolean } {
     if (!held) {
       this._ledWhileHeld = false;
     }
@@ -144,11 +153,12 @@ export class ViewQueue {
         at -= 1;
       }
       if (at < 0) {
-        return { batch: [], leads: false };
+        return { batch: [], leads: false, urgent: false };
       }
       this._jobs.push(...this._jobs.splice(at, 1));
     }
     const batch = takeViewBatch(this._jobs, job => this._near.has(job.callId), leads, limit);
+    const waitedFor = batch.some(job => this._near.has(job.callId));
     if (batch.length) {
       this._leadNext = false;
       this._ledWhileHeld ||= held && leads;
@@ -157,7 +167,8 @@ export class ViewQueue {
       this._near.delete(job.callId);
       this._visible.delete(job.callId);
     });
-    return { batch, leads: leads && batch.length > 0 };
+    const led = leads && batch.length > 0;
+    return { batch, leads: led, urgent: led || waitedFor };
   }
 
   clear(): void {
@@ -175,13 +186,14 @@ export interface BatchHost {
   shared(address: string): SharedVisionRecord | null;
   /** A notebook picture's request (its bytes read from the notebook), or a workspace path's. */
   picture(address: string): PictureRequest;
-  /** Draw views of one picture and record at the figure server. */
+  /** Draw views of one picture and record at the figure server (`visible`: before others). */
   render(
     job: ViewJob,
     views: readonly ViewSpec[],
     picture: PictureRequest,
     shared: SharedVisionRecord | null,
-    signal: AbortSignal
+    signal: AbortSignal,
+    visible: boolean
   ): Promise<RenderAnswer>;
   ready(job: ViewJob, views: ReadonlyArray<ToolImage>): void;
   failed(job: ViewJob, error: unknown): void;
@@ -190,11 +202,13 @@ export interface BatchHost {
 /**
  * Draw a batch (one picture version and record): from the session cache, else one request. A
  * call's views refused (400) make each call of the batch go alone, so the others still show.
+ * `urgent`: a person is looking at (or is about to see) these views.
  */
 export async function drawViewBatch(
   batch: readonly ViewJob[],
   host: BatchHost,
-  signal: AbortSignal
+  signal: AbortSignal,
+  urgent = false
 ): Promise<void> {
   const { address, sha256 } = batch[0].picture;
   let todo = batch;
@@ -225,7 +239,7 @@ export async function drawViewBatch(
       return;
     }
     const views = todo.flatMap(job => job.plan.views);
-    const answer = await host.render(todo[0], views, picture, shared, signal);
+    const answer = await host.render(todo[0], views, picture, shared, signal, urgent);
     if (answer.views.length !== views.length) {
       throw new Error(`the figure server drew ${answer.views.length} of ${views.length} views`);
     }
@@ -244,7 +258,7 @@ export async function drawViewBatch(
     }
     if (todo.length > 1 && (error as { status?: unknown }).status === 400) {
       for (const job of todo) {
-        await drawViewBatch([job], host, signal);
+        await drawViewBatch([job], host, signal, urgent);
       }
       return;
     }

@@ -47,17 +47,25 @@ export class ViewRequests {
    * Draw `views` of the job's record over its picture: a notebook picture's bytes come from
    * `request`, a Vision output's from its kernel (asked each time: it is the authority on what
    * the picture is now); the figure server checks them against the fingerprint the call stored.
+   * `visible`: a person is looking at them; the figure server draws them before views it has
+   * queued for off-screen cards.
    */
   async render(
     job: ViewJob,
     views: readonly ViewSpec[],
     request: PictureRequest,
     shared: SharedVisionRecord | null,
-    signal: AbortSignal
+    signal: AbortSignal,
+    visible = false
   ): Promise<RenderAnswer> {
     const { address, sha256 } = job.picture;
     const data = shared ? await shared.pictureData(signal) : request.data;
-    const body = { expectSha256: sha256, views: [...views], record: job.plan.record };
+    const body = {
+      expectSha256: sha256,
+      views: [...views],
+      record: job.plan.record,
+      ...(visible ? { visible } : {})
+    };
     if (
       data !== undefined &&
       heldByServer.has(sha256) &&

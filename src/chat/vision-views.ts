@@ -5,8 +5,8 @@
  * {@link VisionViews.state} and re-render on {@link VisionViews.changed}.
  *
  * Live calls bring their views with them (the agent stores them before it appends the result);
- * replayed calls are queued and rendered, {@link CONCURRENT_RENDERS} at a time, newest or nearest
- * the visible area first, from the picture, the record as the call saw it, and the picture's
+ * replayed calls are queued and rendered, {@link CONCURRENT_RENDERS} at a time (one more for a call
+ * a person waits for), newest or nearest the visible area first, from the picture, the record as the call saw it, and the picture's
  * fingerprint. A call on a Vision output's shared record starts from the
  * record its result kept (what the model saw, whatever a person did in the widget since), and its
  * picture comes from the widget's kernel while there is one. A call with no views (`vision_list`, `vision_mark` with
@@ -49,6 +49,13 @@ import { ViewRequests } from './view-requests';
  * other processes load, two requests get two shares of its cores instead of one.
  */
 export const CONCURRENT_RENDERS = 2;
+
+/**
+ * Requests a call a person waits for may add beyond {@link CONCURRENT_RENDERS}: a card scrolled
+ * into view while both requests draw off-screen cards (up to eight views each) would otherwise
+ * wait for one of them to come back. Its request overtakes them at the figure server too.
+ */
+export const URGENT_RENDERS = 1;
 
 /** What a card shows for a vision call. */
 export type ViewsState =
@@ -279,14 +286,23 @@ export class VisionViews implements IDisposable {
   }
 
   /**
-   * Start workers on the queue, up to {@link CONCURRENT_RENDERS}. A call in view does not wait
-   * for the newest call's request: both are what the chat shows first.
+   * Start workers on the queue, up to {@link CONCURRENT_RENDERS}, and {@link URGENT_RENDERS} more
+   * for calls a person waits for. A call in view does not wait for the newest call's request:
+   * both are what the chat shows first.
    */
   private _drain(): void {
-    while (this._workers < CONCURRENT_RENDERS && this._canTake()) {
+    while (this._hasWorkerSlot() && this._canTake()) {
       this._workers += 1;
       void this._work();
     }
+  }
+
+  /** Whether one more worker may run: within the usual number, or for a call a person waits for. */
+  private _hasWorkerSlot(): boolean {
+    return (
+      this._workers < CONCURRENT_RENDERS ||
+      (this._workers < CONCURRENT_RENDERS + URGENT_RENDERS && this._queue.hasNear)
+    );
   }
 
   /** Whether a worker may take the next batch now. */
@@ -301,11 +317,12 @@ export class VisionViews implements IDisposable {
   /** Render queued views until the queue is empty; stops when the service is disposed. */
   private async _work(): Promise<void> {
     try {
-      // Newest (or prioritized) first, from the end of the queue.
-      while (this._canTake()) {
-        const { batch, leads } = this._queue.take(undefined, this._held);
+      // Newest (or prioritized) first, from the end of the queue. A worker beyond the usual
+      // number stops once no call a person waits for is left.
+      while (this._canTake() && (this._workers <= CONCURRENT_RENDERS || this._queue.hasNear)) {
+        const { batch, leads, urgent } = this._queue.take(undefined, this._held);
         this._leading ||= leads;
-        await drawViewBatch(batch, this._batchHost, this._abort.signal);
+        await drawViewBatch(batch, this._batchHost, this._abort.signal, urgent);
         if (leads) {
           this._leading = false;
           this._drain();

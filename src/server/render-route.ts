@@ -25,10 +25,11 @@ function modelMime(view: RenderedView): ModelImageMime {
 }
 
 /**
- * `POST render { address, data?, expectSha256?, view | views, record, answer?, model? }` →
+ * `POST render { address, data?, expectSha256?, view | views, record, answer?, model?, visible? }` →
  * `{ views: [{ png (base64), width, height, caption, model? }], picture }`, or with
  * `answer: "binary"` the same as `encodeRenderAnswer`'s bytes (what the browser asks for: no base64
- * on the wire). `model: true` adds each view's compact copy for a vision request.
+ * on the wire). `model: true` adds each view's compact copy for a vision request; `visible: true`
+ * (views in the chat's visible area) draws them before renders already queued for others.
  */
 export const renderRoute: JsonRoute = async (body, ctx) => {
   const parsed = RenderRequest.safeParse(body);
@@ -53,11 +54,12 @@ export const renderRoute: JsonRoute = async (body, ctx) => {
     );
   }
   const specs = request.views ?? (request.view ? [request.view] : []);
+  const lane = request.visible ? 'visible' : 'background';
   const views = await Promise.all(
     specs.map(async spec => {
       const [view, copy] = await Promise.all([
-        renderView(picture, spec, record),
-        request.model ? renderView(picture, spec, record, { format: 'model' }) : undefined
+        renderView(picture, spec, record, { lane }),
+        request.model ? renderView(picture, spec, record, { format: 'model', lane }) : undefined
       ]);
       return { ...view, model: copy && { mime: modelMime(copy), bytes: copy.bytes } };
     })

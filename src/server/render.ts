@@ -37,7 +37,7 @@ import {
   wholeAtPaneSize,
   type RawImage
 } from './render-decode';
-import { collectWhenIdle, Semaphore } from './render-queue';
+import { collectWhenIdle, Semaphore, type RenderLane } from './render-queue';
 
 export { DECODED_CACHE_BYTES, DECODE_ONCE_BYTES } from './render-decode';
 
@@ -169,6 +169,8 @@ export function clearRenderCaches(which: 'all' | 'views' = 'all'): void {
 export interface RenderOptions {
   /** `png` (the default) for the chat, `model` for a vision request. */
   readonly format?: ViewFormat;
+  /** `visible` goes before queued `background` renders (see render-queue). */
+  readonly lane?: RenderLane;
 }
 
 /**
@@ -268,7 +270,7 @@ export async function renderView(
       } finally {
         collectWhenIdle(renders);
       }
-    })
+    }, options.lane)
   );
 }
 

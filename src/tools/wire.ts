@@ -77,7 +77,9 @@ export const RenderRequest = PictureRequest.extend({
    * Also encode each view for a vision request ({@link ModelImage}): the chat shows people the PNG
    * and sends the model the compact copy, drawn from the same pixels in one render.
    */
-  model: z.boolean().optional()
+  model: z.boolean().optional(),
+  /** The views are in the chat's visible area: drawn before views queued for off-screen cards. */
+  visible: z.boolean().optional()
 }).refine(body => (body.view === undefined) !== (body.views === undefined), {
   message: 'give exactly one of "view" or "views"'
 });

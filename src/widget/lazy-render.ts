@@ -51,6 +51,17 @@ export class LazyRenderer {
   private readonly _heights = new Map<string, number>();
   /** Elements rendered in place (not placeholders): what to call when each comes near. */
   private readonly _watched = new Map<Element, () => void>();
+  /**
+   * Parts rendered in the background that still want to know when they come near (a vision card
+   * whose views are queued: scrolled to, they are drawn next), by their content (the placeholder,
+   * `display: contents` once filled, has no box to intersect), with the placeholder they are in.
+   */
+  private readonly _nearWatch = new Map<
+    Element,
+    { holder: HTMLElement; near: (visible: boolean) => void }
+  >();
+  /** The content each such placeholder holds. */
+  private readonly _nearContent = new Map<HTMLElement, Element>();
   private readonly _observer: IntersectionObserver | null;
   private _background = 0;
   private _disposed = false;
@@ -146,6 +157,19 @@ export class LazyRenderer {
     if (this._pending.delete(holder)) {
       this._observer?.unobserve(holder);
     }
+    const content = this._nearContent.get(holder);
+    if (content) {
+      this._unwatchNear(content);
+    }
+  }
+
+  private _unwatchNear(content: Element): void {
+    const watch = this._nearWatch.get(content);
+    if (watch) {
+      this._nearWatch.delete(content);
+      this._nearContent.delete(watch.holder);
+      this._observer?.unobserve(content);
+    }
   }
 
   dispose(): void {
@@ -153,6 +177,8 @@ export class LazyRenderer {
     this._observer?.disconnect();
     this._pending.clear();
     this._watched.clear();
+    this._nearWatch.clear();
+    this._nearContent.clear();
     cancelAnimationFrame(this._background);
   }
 
@@ -171,7 +197,8 @@ export class LazyRenderer {
     }
   }
 
-  private _take(holder: HTMLElement): void {
+  /** Render a placeholder's part; `background`: not near the visible area (yet). */
+  private _take(holder: HTMLElement, background = false): void {
     const deferred = this._pending.get(holder);
     if (!deferred) {
       return;
@@ -179,6 +206,15 @@ export class LazyRenderer {
     this._pending.delete(holder);
     this._observer?.unobserve(holder);
     this._fill(holder, deferred);
+    // Its `near` was never called: call it when the part comes near after all. A vision card
+    // filled in the background while its views waited in the queue was otherwise drawn in queue
+    // order when scrolled to (the oldest card last, seconds after it came into view).
+    const content = holder.firstElementChild;
+    if (background && deferred.near && content && this._observer) {
+      this._nearWatch.set(content, { holder, near: deferred.near });
+      this._nearContent.set(holder, content);
+      this._observer.observe(content);
+    }
   }
 
   private _onIntersect(entries: IntersectionObserverEntry[]): void {
@@ -193,6 +229,14 @@ export class LazyRenderer {
     const visible = new Set(near.filter(inVisibleArea).map(entry => entry.target));
     for (const entry of near) {
       this._pending.get(entry.target as HTMLElement)?.near?.(visible.has(entry.target));
+      const watch = this._nearWatch.get(entry.target);
+      if (watch) {
+        watch.near(visible.has(entry.target));
+        // Once in view it has been asked for; until then, only near, it may still come into view.
+        if (visible.has(entry.target)) {
+          this._unwatchNear(entry.target);
+        }
+      }
     }
     let rendered = 0;
     for (const entry of near) {
@@ -202,6 +246,10 @@ export class LazyRenderer {
         continue;
       }
       const watcher = this._watched.get(entry.target);
+      if (!watcher && !this._pending.has(entry.target as HTMLElement)) {
+        // A part already rendered, only watched for `near` above: nothing changed in the chat.
+        continue;
+      }
       if (watcher) {
         this._watched.delete(entry.target);
         this._observer?.unobserve(entry.target);
@@ -232,7 +280,7 @@ export class LazyRenderer {
         const holders = [...this._pending.keys()].filter(holder => holder.isConnected);
         let rendered = 0;
         for (let i = holders.length - 1; i >= 0; i--) {
-          this._take(holders[i]);
+          this._take(holders[i], true);
           rendered += 1;
           if (performance.now() - started > BACKGROUND_SLICE_MS) {
             break;

@@ -1,0 +1,79 @@
+/**
+ * A reopened conversation scrolled to its oldest vision call while its views are still being drawn
+ * (issue 13 goal 4, "render in viewport order"): once its card is in view, that call's views are
+ * drawn next, even when the card was already built in the background (off-screen cards are, a
+ * few per frame, long before their views come back), and not in queue order, where the oldest
+ * call is the last.
+ */
+import { expect, test } from '@jupyterlab/galata';
+
+import { chat, openChat, putConversationNotebook, SETTINGS } from './helpers';
+
+test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
+
+/** Enough close-ups that the oldest waits behind several requests of eight. */
+const VIEWS = 48;
+
+test('a vision card scrolled into view has its views drawn next', async ({ page, tmpPath }) => {
+  const path = `${tmpPath}/scroll.ipynb`;
+  await putConversationNotebook(page, path, { messages: 200, figures: 10, views: VIEWS });
+  await openChat(page).catch(() => undefined);
+  // The order in which vision cards first show drawn views.
+  await page.evaluate(() => {
+    const order: string[] = [];
+    Reflect.set(window, 'figureChatReadyOrder', order);
+    const sidebar = document.querySelector('#jp-figure-chat-sidebar') as HTMLElement;
+    new MutationObserver(() => {
+      sidebar
+        .querySelectorAll<HTMLElement>('.jp-FigureChat-vision[data-views="ready"]')
+        .forEach(card => {
+          const id = card.dataset.callId ?? '';
+          if (!order.includes(id)) {
+            order.push(id);
+          }
+        });
+    }).observe(sidebar, { childList: true, subtree: true });
+  });
+  // Every render request's body, in the order sent.
+  const bodies: string[] = [];
+  page.on('request', request => {
+    if (request.url().includes('/figure-chat/render')) {
+      bodies.push(request.postData() ?? '');
+    }
+  });
+  await page.evaluate(async p => {
+    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
+    await window.jupyterapp.commands.execute('figure-chat:open');
+  }, path);
+
+  const view = chat(page);
+  await expect(view.locator('.jp-FigureChat-message').last()).toBeInViewport();
+  // Every card built (off-screen ones in the background), the oldest call's views still queued.
+  await expect(view.locator('.jp-FigureChat-lazy')).toHaveCount(0);
+  const oldest = view.locator('.jp-FigureChat-vision[data-call-id="v1"]');
+  // The oldest call's close-up (bench/conversation.ts places the nth at 100 + 5n, 60 + 3n).
+  const asksOldest = (body: string): boolean => body.includes('"105,63"');
+  expect(
+    bodies.some(asksOldest),
+    'the oldest call was asked for before its card was built: this machine is too fast for the test'
+  ).toBe(false);
+  const sent = bodies.length;
+  await oldest.scrollIntoViewIfNeeded();
+  await expect(oldest).toBeInViewport();
+
+  await expect(view.locator('.jp-FigureChat-visionView img')).toHaveCount(VIEWS, {
+    timeout: 120000
+  });
+  const order = (await page.evaluate(() => Reflect.get(window, 'figureChatReadyOrder'))) as
+    string[] | undefined;
+  expect(order).toHaveLength(VIEWS);
+  // In queue order the oldest call goes in the last request, with the next oldest. Scrolled to,
+  // it goes as soon as its card reports it in view (batches taken meanwhile may go first), alone,
+  // asking the figure server to draw it before the views queued there, and the calls still
+  // queued follow it.
+  const after = bodies.slice(sent);
+  const at = after.findIndex(asksOldest);
+  expect(at).toBeGreaterThanOrEqual(0);
+  expect(JSON.parse(after[at])).toMatchObject({ visible: true, views: [{ at: '105,63' }] });
+  expect(after.length).toBeGreaterThan(at + 1);
+});
