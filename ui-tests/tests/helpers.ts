@@ -39,6 +39,34 @@ export async function openChatSidebar(page: IJupyterLabPageFixture): Promise<voi
   await expect(page.locator('#jp-figure-chat-sidebar .jp-FigureChat-placeholder')).toBeVisible();
 }
 
+/**
+ * Record, in the page, the order in which vision cards first show drawn views (read it with
+ * {@link readyOrder}).
+ */
+export async function recordReadyOrder(page: IJupyterLabPageFixture): Promise<void> {
+  await page.evaluate(() => {
+    const order: string[] = [];
+    Reflect.set(window, 'figureChatReadyOrder', order);
+    const sidebar = document.querySelector('#jp-figure-chat-sidebar') as HTMLElement;
+    new MutationObserver(() => {
+      sidebar
+        .querySelectorAll<HTMLElement>('.jp-FigureChat-vision[data-views="ready"]')
+        .forEach(card => {
+          const id = card.dataset.callId ?? '';
+          if (!order.includes(id)) {
+            order.push(id);
+          }
+        });
+    }).observe(sidebar, { childList: true, subtree: true });
+  });
+}
+
+/** The call ids in the order their cards first showed drawn views, since {@link recordReadyOrder}. */
+export async function readyOrder(page: IJupyterLabPageFixture): Promise<string[]> {
+  const order: unknown = await page.evaluate(() => Reflect.get(window, 'figureChatReadyOrder'));
+  return Array.isArray(order) ? order.map(String) : [];
+}
+
 /** Type a message and send it; resolves once the turn has ended. */
 export async function ask(page: IJupyterLabPageFixture, text: string): Promise<void> {
   const view = page.locator('#jp-figure-chat-sidebar .jp-FigureChat-view:visible');

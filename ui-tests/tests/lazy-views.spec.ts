@@ -9,6 +9,8 @@ import {
   chat,
   openChatSidebar,
   putConversationNotebook,
+  readyOrder,
+  recordReadyOrder,
   saveAndCloseAll,
   SETTINGS
 } from './helpers';
@@ -17,25 +19,6 @@ test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: nul
 
 const FIGURES = 10;
 const VIEWS = 6;
-
-/** Record, in the page, the order in which vision cards first show drawn views. */
-async function recordReadyOrder(page: IJupyterLabPageFixture): Promise<void> {
-  await page.evaluate(() => {
-    const w = window as unknown as { readyOrder: string[] };
-    w.readyOrder = [];
-    const sidebar = document.querySelector('#jp-figure-chat-sidebar') as HTMLElement;
-    new MutationObserver(() => {
-      sidebar
-        .querySelectorAll<HTMLElement>('.jp-FigureChat-vision[data-views="ready"]')
-        .forEach(card => {
-          const id = card.dataset.callId ?? '';
-          if (!w.readyOrder.includes(id)) {
-            w.readyOrder.push(id);
-          }
-        });
-    }).observe(sidebar, { childList: true, subtree: true });
-  });
-}
 
 async function open(page: IJupyterLabPageFixture, path: string): Promise<void> {
   await page.evaluate(async p => {
@@ -71,9 +54,7 @@ test('a long conversation opens at the newest message and draws its newest views
   // Newest first: the chat opens at the end of the conversation, and the newest call is drawn
   // alone before the rest, which may share requests (views of one picture version and record
   // arrive together, so their order among themselves is the page's).
-  const order = await page.evaluate(
-    () => (window as unknown as { readyOrder: string[] }).readyOrder
-  );
+  const order = await readyOrder(page);
   expect(order[0]).toBe(`v${VIEWS}`);
   expect([...order].sort()).toEqual(Array.from({ length: VIEWS }, (_, i) => `v${i + 1}`));
   expect(renders.length).toBeGreaterThanOrEqual(2);

@@ -7,7 +7,14 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 
-import { chat, openChat, putConversationNotebook, SETTINGS } from './helpers';
+import {
+  chat,
+  openChatSidebar,
+  putConversationNotebook,
+  readyOrder,
+  recordReadyOrder,
+  SETTINGS
+} from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -17,23 +24,8 @@ const VIEWS = 48;
 test('a vision card scrolled into view has its views drawn next', async ({ page, tmpPath }) => {
   const path = `${tmpPath}/scroll.ipynb`;
   await putConversationNotebook(page, path, { messages: 200, figures: 10, views: VIEWS });
-  await openChat(page).catch(() => undefined);
-  // The order in which vision cards first show drawn views.
-  await page.evaluate(() => {
-    const order: string[] = [];
-    Reflect.set(window, 'figureChatReadyOrder', order);
-    const sidebar = document.querySelector('#jp-figure-chat-sidebar') as HTMLElement;
-    new MutationObserver(() => {
-      sidebar
-        .querySelectorAll<HTMLElement>('.jp-FigureChat-vision[data-views="ready"]')
-        .forEach(card => {
-          const id = card.dataset.callId ?? '';
-          if (!order.includes(id)) {
-            order.push(id);
-          }
-        });
-    }).observe(sidebar, { childList: true, subtree: true });
-  });
+  await openChatSidebar(page);
+  await recordReadyOrder(page);
   // Every render request's body, in the order sent.
   const bodies: string[] = [];
   page.on('request', request => {
@@ -64,9 +56,7 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
   await expect(view.locator('.jp-FigureChat-visionView img')).toHaveCount(VIEWS, {
     timeout: 120000
   });
-  const order = (await page.evaluate(() => Reflect.get(window, 'figureChatReadyOrder'))) as
-    string[] | undefined;
-  expect(order).toHaveLength(VIEWS);
+  expect(await readyOrder(page)).toHaveLength(VIEWS);
   // In queue order the oldest call goes in the last request, with the next oldest. Scrolled to,
   // it goes as soon as its card reports it in view (batches taken meanwhile may go first), alone,
   // asking the figure server to draw it before the views queued there, and the calls still
