@@ -5,12 +5,12 @@
  * {@link VisionViews.state} and re-render on {@link VisionViews.changed}.
  *
  * Live calls bring their views with them (the agent stores them before it appends the result);
- * replayed calls are queued and rendered, {@link CONCURRENT_RENDERS} at a time (one more for a call
- * a person waits for), newest or nearest the visible area first, from the picture, the record as the call saw it, and the picture's
- * fingerprint. A call on a Vision output's shared record starts from the
- * record its result kept (what the model saw, whatever a person did in the widget since), and its
- * picture comes from the widget's kernel while there is one. A call with no views (`vision_list`, `vision_mark` with
- * `view: "none"`) is complete as soon as its result is.
+ * replayed calls are queued and rendered, {@link CONCURRENT_RENDERS} at a time (one more for a
+ * call a person waits for), newest or nearest the visible area first, from the picture, the record
+ * as the call saw it, and the picture's fingerprint. A call on a Vision output's shared record
+ * starts from the record its result kept (what the model saw, whatever a person did in the widget
+ * since), and its picture comes from the widget's kernel while there is one. A call with no views
+ * (`vision_list`, `vision_mark` with `view: "none"`) is complete as soon as its result is.
  */
 import type { INotebookModel } from '@jupyterlab/notebook';
 import type { IDisposable } from '@lumino/disposable';
