@@ -42,8 +42,11 @@ test('figures and views say the scale they are drawn at, and when it is small', 
   }, path);
   const figures = chat(page).locator('figure.jp-FigureChat-figure[data-scale]');
   await expect(figures).toHaveCount(2);
-  // Once per picture, when it has loaded, however often it is resized.
-  expect(await page.evaluate(() => Reflect.get(window, 'naturalWidthReads'))).toBe(2);
+  // At most once per picture, when it has loaded, however often it is resized (a view drawn at
+  // the chat's width says its own width: its picture's is not read at all).
+  expect(await page.evaluate(() => Reflect.get(window, 'naturalWidthReads'))).toBeLessThanOrEqual(
+    2
+  );
   /** Each picture's shown scale against the one measured now, and its hint. */
   const read = () =>
     figures.evaluateAll(elements =>
@@ -52,7 +55,8 @@ test('figures and views say the scale they are drawn at, and when it is small', 
         const hint = figure.querySelector('.jp-FigureChat-figure-hint') as HTMLElement;
         return {
           shown: Number((figure as HTMLElement).dataset.scale),
-          measured: img.clientWidth / img.naturalWidth,
+          // Against the picture's own width: a view drawn at the chat's width is laid out at it.
+          measured: img.clientWidth / (Number(img.getAttribute('width')) || img.naturalWidth),
           hint: hint.hidden ? null : hint.textContent
         };
       })

@@ -21,6 +21,9 @@ test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: nul
 /** Enough close-ups that the oldest waits behind several requests of eight. */
 const VIEWS = 48;
 
+/** How late each render request is sent on (see the test). */
+const RENDER_DELAY_MS = 500;
+
 test('a vision card scrolled into view has its views drawn next', async ({ page, tmpPath }) => {
   const path = `${tmpPath}/scroll.ipynb`;
   await putConversationNotebook(page, path, { messages: 200, figures: 10, views: VIEWS });
@@ -32,6 +35,13 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
     if (request.url().includes('/figure-chat/render')) {
       bodies.push(request.postData() ?? '');
     }
+  });
+  // Each render answered a moment late, as on a loaded machine: views drawn at the chat's width
+  // come back fast enough that the queue could drain before the scroll below, and the test would
+  // measure nothing.
+  await page.route('**/figure-chat/render', async route => {
+    await new Promise(resolve => setTimeout(resolve, RENDER_DELAY_MS));
+    await route.continue();
   });
   await page.evaluate(async p => {
     await window.jupyterapp.commands.execute('docmanager:open', { path: p });
