@@ -470,6 +470,45 @@ describe('VisionViews', () => {
     conversation.dispose();
   });
 
+  it('draws views again for a wider chat only once every queued call has its views', async () => {
+    const { options, bodies } = counting();
+    const conversation = loaded(closeUps(12));
+    let width = 100;
+    const views = new VisionViews(conversation, { ...options, viewWidth: () => width });
+    const drawn = (callId: string): number => {
+      const state = views.state(callId);
+      return state.kind === 'ready' ? state.views[0].width : 0;
+    };
+    // The newest call is drawn first, alone; the others are still queued or being drawn when the
+    // chat gets wider (a sidebar settling on open, or a person widening it).
+    await settled(views, 'show11');
+    expect(drawn('show11')).toBe(128);
+    expect(views.state('c1').kind).toBe('rendering');
+    width = 300;
+    views.widthChanged();
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('show11 was never drawn again')), 10000);
+      const check = (): void => {
+        if (drawn('show11') === 320) {
+          clearTimeout(timer);
+          views.changed.disconnect(check);
+          resolve();
+        }
+      };
+      views.changed.connect(check);
+    });
+    // Asked for again last: after every call still waiting for its first views, never before.
+    const asks = (body: { views: unknown[] }, at: string): boolean =>
+      JSON.stringify(body.views).includes(`"${at}"`);
+    const again = bodies.map((body, i) => (asks(body, '175,130') ? i : -1)).filter(i => i >= 0);
+    expect(again).toEqual([0, bodies.length - 1]);
+    for (let i = 0; i < 11; i++) {
+      expect(views.state(`show${i}`).kind).toBe('ready');
+    }
+    views.dispose();
+    conversation.dispose();
+  });
+
   it('asks for full views when the chat has no width (hidden), and never below the minimum', () => {
     expect(displayWidth(undefined)).toBeUndefined();
     expect(displayWidth(0)).toBeUndefined();

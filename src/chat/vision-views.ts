@@ -148,6 +148,8 @@ export class VisionViews implements IDisposable {
   private _abort = new AbortController();
   /** Workers rendering from the queue now. */
   private _workers = 0;
+  /** The chat got wider while views were queued: look again once the queue is empty. */
+  private _widthPending = false;
   private _folds = 0;
   private readonly _requests: ViewRequests;
   private readonly _batchHost: BatchHost;
@@ -256,11 +258,22 @@ export class VisionViews implements IDisposable {
 
   /**
    * The chat got wider: views drawn narrower than it now shows them (and than their full size)
-   * are drawn again at the new width; until then the cards keep showing them.
+   * are drawn again at the new width; until then the cards keep showing them. Not while views are
+   * still queued or being drawn (a chat opening draws them at the width it has then): a redraw
+   * queued meanwhile would go before the calls still waiting for their first views, and the
+   * width is looked at again once the queue is empty.
    */
   widthChanged(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    if (this._queue.length || this._workers) {
+      this._widthPending = true;
+      return;
+    }
+    this._widthPending = false;
     const width = displayWidth(this._options.viewWidth?.());
-    if (!width || this._isDisposed) {
+    if (!width) {
       return;
     }
     for (const [callId, job] of this._jobs) {
@@ -334,6 +347,7 @@ export class VisionViews implements IDisposable {
     this._states.clear();
     this._jobs.clear();
     this._full.clear();
+    this._widthPending = false;
     this._fold.forget('views');
     this._seen = 0;
     this._lastId = undefined;
@@ -428,6 +442,9 @@ export class VisionViews implements IDisposable {
       // In the same turn as the look that found the queue empty, so a job queued from now on
       // finds a free worker slot in `_drain`.
       this._workers -= 1;
+      if (this._widthPending && !this._workers && !this._queue.length) {
+        this.widthChanged();
+      }
     }
   }
 
