@@ -87,4 +87,18 @@ test('figures and views say the scale they are drawn at, and when it is small', 
   );
   await expect.poll(async () => (await read()).map(({ shown }) => shown)).not.toEqual(before);
   await check();
+
+  // The viewer shows the full view, not the small one the chat shows (drawn for it on the click).
+  const small = chat(page).locator('.jp-FigureChat-visionView img');
+  const [drawn, full] = await small.evaluate((img: HTMLImageElement) => [
+    img.naturalWidth,
+    Number(img.getAttribute('width'))
+  ]);
+  expect(drawn).toBeLessThan(full);
+  await small.click();
+  const viewer = page.locator('.jp-FigureChat-viewer-image');
+  await expect(viewer).toBeVisible();
+  await expect
+    .poll(() => viewer.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+    .toBe(full);
 });

@@ -31,16 +31,26 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
   await recordReadyOrder(page);
   // Every render request's body, in the order sent.
   const bodies: string[] = [];
+  // The oldest call's close-up (bench/conversation.ts places the nth at 100 + 5n, 60 + 3n).
+  const asksOldest = (body: string): boolean => body.includes('"105,63"');
   page.on('request', request => {
     if (request.url().includes('/figure-chat/render')) {
       bodies.push(request.postData() ?? '');
     }
   });
-  // Each render answered a moment late, as on a loaded machine: views drawn at the chat's width
-  // come back fast enough that the queue could drain before the scroll below, and the test would
-  // measure nothing.
+  // Each render answered a moment late, as on a loaded machine. Requests for off-screen cards,
+  // and any for the oldest call, are answered only once the scroll below has landed: views drawn
+  // at the chat's width come back so fast that the queue drained to the oldest call while the
+  // scroll was still on its way (a busy page took a second over it), and its views came back
+  // mid-scroll and replaced its card under the scroll.
+  let scrolled = (): void => undefined;
+  const landed = new Promise<void>(resolve => (scrolled = resolve));
   await page.route('**/figure-chat/render', async route => {
     await new Promise(resolve => setTimeout(resolve, RENDER_DELAY_MS));
+    const body = route.request().postData() ?? '';
+    if (!body.includes('"visible":true') || asksOldest(body)) {
+      await landed;
+    }
     await route.continue();
   });
   await page.evaluate(async p => {
@@ -53,8 +63,6 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
   // Every card built (off-screen ones in the background), the oldest call's views still queued.
   await expect(view.locator('.jp-FigureChat-lazy')).toHaveCount(0);
   const oldest = view.locator('.jp-FigureChat-vision[data-call-id="v1"]');
-  // The oldest call's close-up (bench/conversation.ts places the nth at 100 + 5n, 60 + 3n).
-  const asksOldest = (body: string): boolean => body.includes('"105,63"');
   expect(
     bodies.some(asksOldest),
     'the oldest call was asked for before its card was built: this machine is too fast for the test'
@@ -62,6 +70,7 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
   const sent = bodies.length;
   await oldest.scrollIntoViewIfNeeded();
   await expect(oldest).toBeInViewport();
+  scrolled();
 
   await expect(view.locator('.jp-FigureChat-visionView img')).toHaveCount(VIEWS, {
     timeout: 120000
