@@ -33,8 +33,9 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
   const bodies: string[] = [];
   // The oldest call's close-up (bench/conversation.ts places the nth at 100 + 5n, 60 + 3n).
   const asksOldest = (body: string): boolean => body.includes('"105,63"');
+  const isRender = (url: URL): boolean => url.pathname.endsWith('/figure-chat/render');
   page.on('request', request => {
-    if (request.url().includes('/figure-chat/render')) {
+    if (isRender(new URL(request.url()))) {
       bodies.push(request.postData() ?? '');
     }
   });
@@ -45,7 +46,9 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
   // mid-scroll and replaced its card under the scroll.
   let scrolled = (): void => undefined;
   const landed = new Promise<void>(resolve => (scrolled = resolve));
-  await page.route('**/figure-chat/render', async route => {
+  // By path: the page adds a query (a cache-buster) to each request, which a glob ending in
+  // `/render` never matched, so requests went unheld.
+  await page.route(isRender, async route => {
     await new Promise(resolve => setTimeout(resolve, RENDER_DELAY_MS));
     const body = route.request().postData() ?? '';
     if (!body.includes('"visible":true') || asksOldest(body)) {
