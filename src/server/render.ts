@@ -18,15 +18,17 @@ import sharp, { type OverlayOptions } from 'sharp';
 import {
   describeView,
   drawGeometry,
+  sheetOverlayParts,
   viewGeometry,
   VisionError,
   type ViewGeometry,
+  type ViewRect,
   type ViewSpec,
   type VisionRecord
 } from '../tools/vision';
 import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError } from './http';
-import { overlayGlyphs, rasterizeOverlay } from './overlay';
+import { overlayGlyphs, rasterizeOverlay, rasterizeOverlayParts } from './overlay';
 import type { Picture } from './pictures';
 import { encodePng } from './png-encode';
 import {
@@ -195,37 +197,61 @@ function sharedCanvas(key: string, draw: () => Promise<RawImage>): Promise<RawIm
 }
 
 /**
+ * Where an overlay layer lies on the view (`drawn`, which may reach past the view's edges), and
+ * the part of it that is composited (`shows`, inside the view).
+ */
+interface LayerPlace {
+  readonly drawn: ViewRect;
+  readonly shows: ViewRect;
+}
+
+/**
  * The overlay (premultiplied RGBA, as resvg draws it) over an opaque RGB canvas, in place: the
  * canvas is always the view's own (laid out by `layOutPanes`, never a cached picture), so copying
  * it first would only cost a pass over the view. Most overlay pixels are empty and most of the
  * rest opaque, so a plain loop skips or copies them; libvips' composite converted every pixel of
- * both layers and cost as much as the PNG encode of a map.
+ * both layers and cost as much as the PNG encode of a map. A layer smaller than the view (a part
+ * of a sheet's overlay) lies at `place.drawn`, and only its pixels inside `place.shows` count.
  */
-function compositeOver(base: RawImage, overlay: OverlayOptions): RawImage {
+function compositeOver(base: RawImage, overlay: OverlayOptions, place?: LayerPlace): RawImage {
   const pixels = overlay.input;
   const { width, height, channels } = base.raw;
+  const whole = { left: 0, top: 0, width, height };
+  const { drawn, shows } = place ?? { drawn: whole, shows: whole };
+  const inside = (outer: ViewRect, inner: ViewRect): boolean =>
+    [inner.left, inner.top, inner.width, inner.height].every(Number.isInteger) &&
+    inner.left >= outer.left &&
+    inner.top >= outer.top &&
+    inner.left + inner.width <= outer.left + outer.width &&
+    inner.top + inner.height <= outer.top + outer.height;
   if (
     !Buffer.isBuffer(pixels) ||
     channels !== 3 ||
     overlay.raw?.channels !== 4 ||
     !overlay.raw.premultiplied ||
-    overlay.raw.width !== width ||
-    overlay.raw.height !== height ||
-    pixels.length !== width * height * 4
+    overlay.raw.width !== drawn.width ||
+    overlay.raw.height !== drawn.height ||
+    pixels.length !== drawn.width * drawn.height * 4 ||
+    !inside(whole, shows) ||
+    !inside(drawn, shows)
   ) {
     throw new Error(`cannot composite this overlay over a ${width}×${height}×${channels} base`);
   }
   const out = base.data;
-  for (let i = 0, j = 0; i < pixels.length; i += 4, j += 3) {
-    const alpha = pixels[i + 3];
-    if (alpha === 0) {
-      continue;
+  for (let y = shows.top; y < shows.top + shows.height; y++) {
+    let i = ((y - drawn.top) * drawn.width + shows.left - drawn.left) * 4;
+    const end = i + shows.width * 4;
+    for (let j = (y * width + shows.left) * 3; i < end; i += 4, j += 3) {
+      const alpha = pixels[i + 3];
+      if (alpha === 0) {
+        continue;
+      }
+      // Premultiplied "over": the overlay's colour plus what shows through, rounded.
+      const keep = 255 - alpha;
+      out[j] = pixels[i] + (((out[j] * keep + 127) / 255) | 0);
+      out[j + 1] = pixels[i + 1] + (((out[j + 1] * keep + 127) / 255) | 0);
+      out[j + 2] = pixels[i + 2] + (((out[j + 2] * keep + 127) / 255) | 0);
     }
-    // Premultiplied "over": the overlay's colour plus what shows through, rounded.
-    const keep = 255 - alpha;
-    out[j] = pixels[i] + (((out[j] * keep + 127) / 255) | 0);
-    out[j + 1] = pixels[i + 1] + (((out[j + 1] * keep + 127) / 255) | 0);
-    out[j + 2] = pixels[i + 2] + (((out[j + 2] * keep + 127) / 255) | 0);
   }
   return { data: out, raw: base.raw };
 }
@@ -279,17 +305,40 @@ async function drawCanvas(
   geometry: ViewGeometry,
   record: VisionRecord
 ): Promise<RawImage> {
+  if (geometry.kind === 'sheet') {
+    return drawSheet(picture, geometry, record);
+  }
   // The decode starts first (libvips queues it on libuv's pool at once), so drawing the overlay's
   // SVG on this thread, then rasterizing it on the pool, both overlap it.
-  const base = (
-    geometry.kind === 'sheet'
-      ? resizePanes(picture, geometry.panes).then(tiles => layOutPanes(geometry, tiles))
-      : renderSinglePane(picture, geometry)
-  ).catch((error: unknown) => {
+  const base = renderSinglePane(picture, geometry).catch((error: unknown) => {
     throw decodeError(picture, error);
   });
   const overlay = (async () =>
     rasterizeOverlay(overlayGlyphs().outlineText(drawGeometry(geometry, record)), geometry))();
   const [layer, canvas] = await Promise.all([overlay, base]);
   return compositeOver(canvas, layer);
+}
+
+/**
+ * A sheet: its tiles resized from one decode, and its overlay rasterized in parts (each tile's
+ * marks on the tile, its rulers on two strips beside it) while the picture decodes. A whole-view
+ * overlay cost the rasterizer a layer and a mask as large as the view for every tile's clip, and
+ * an empty canvas of the view's size besides.
+ */
+async function drawSheet(
+  picture: Picture,
+  geometry: ViewGeometry,
+  record: VisionRecord
+): Promise<RawImage> {
+  const base = resizePanes(picture, geometry.panes)
+    .then(tiles => layOutPanes(geometry, tiles))
+    .catch((error: unknown) => {
+      throw decodeError(picture, error);
+    });
+  const overlay = (async () => rasterizeOverlayParts(sheetOverlayParts(geometry, record)))();
+  const [layers, canvas] = await Promise.all([overlay, base]);
+  for (const { canvas: place, layer } of layers) {
+    compositeOver(canvas, layer, place);
+  }
+  return canvas;
 }
