@@ -12,7 +12,12 @@ import sharp from 'sharp';
 import type { RouteContext } from '../server/http';
 import { overlayGlyphs, rasterizeOverlay, rasterizeOverlayParts } from '../server/overlay';
 import { loadPicture } from '../server/pictures';
-import { clearRenderCaches, MARGIN_BACKGROUND, renderView } from '../server/render';
+import {
+  clearRenderCaches,
+  MARGIN_BACKGROUND,
+  renderCacheStats,
+  renderView
+} from '../server/render';
 import {
   applyMarkArgs,
   drawGeometry,
@@ -285,5 +290,30 @@ describe('a rendered sheet', () => {
     }
     const expected = await wholeOverlayOver(base, geometry, record);
     expect(difference(data, expected)).toEqual({ pixels: 0, most: 0 });
+  });
+  it('keeps its tiles: drawn again with new marks it decodes and resizes nothing, same pixels', async () => {
+    const picture = await loadPicture({ address: 'flat.png' }, ctx);
+    const marks = (x: number) =>
+      applyMarkArgs(
+        emptyRecord('flat.png'),
+        {
+          marks: [
+            { at: `${x},100`, r: 20, colour: 'blue' },
+            { at: '700,500,900,650', colour: 'red' }
+          ]
+        },
+        size
+      ).record;
+    const spec: ViewSpec = { kind: 'sheet', at: ['100,100', '800,575', '1500,1100'] };
+    clearRenderCaches();
+    const cold = await renderView(picture, spec, marks(120));
+    clearRenderCaches();
+    await renderView(picture, spec, marks(100));
+    const kept = renderCacheStats().decoded;
+    // The band of rows the tiles came from, and the three tiles.
+    expect(kept.entries).toBe(4);
+    const again = await renderView(picture, spec, marks(120));
+    expect(renderCacheStats().decoded).toMatchObject({ entries: kept.entries, bytes: kept.bytes });
+    expect(again.bytes.equals(cold.bytes)).toBe(true);
   });
 });

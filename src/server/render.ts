@@ -21,6 +21,7 @@ import {
   sheetOverlayParts,
   viewGeometry,
   VisionError,
+  type Pane,
   type ViewGeometry,
   type ViewRect,
   type ViewSpec,
@@ -36,6 +37,7 @@ import {
   decodedCacheStats,
   decodeError,
   resizePanes,
+  resizeTiles,
   wholeAtPaneSize,
   type RawImage
 } from './render-decode';
@@ -116,37 +118,49 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
   return layOutPanes(geometry, await resizePanes(picture, geometry.panes));
 }
 
-/**
- * The view's canvas: the margin background with each pane's pixels copied to the pane's place,
- * so rulers drawn in the margin never cover the picture. Panes never overlap and are opaque, so
- * placing them is a copy, not a blend (one libvips composite pass per tile cost more than the
- * rest of a sheet).
- */
-function layOutPanes(geometry: ViewGeometry, panes: readonly RawImage[]): RawImage {
+/** A view's canvas before any pane is placed: the margin background everywhere. */
+function blankCanvas(geometry: ViewGeometry): RawImage {
   const { width, height } = geometry;
   const background = MARGIN_BACKGROUND;
   const data = Buffer.alloc(width * height * 3).fill(
     Buffer.from([background.r, background.g, background.b])
   );
-  geometry.panes.forEach((pane, index) => {
-    const { data: pixels, raw: info } = panes[index];
-    if (
-      info.channels !== 3 ||
-      info.width !== pane.width ||
-      info.height !== pane.height ||
-      pane.left < 0 ||
-      pane.top < 0 ||
-      pane.left + pane.width > width ||
-      pane.top + pane.height > height
-    ) {
-      throw new Error(`pane ${index} is ${info.width}×${info.height}×${info.channels}`);
-    }
-    const row = pane.width * 3;
-    for (let y = 0; y < pane.height; y++) {
-      pixels.copy(data, ((pane.top + y) * width + pane.left) * 3, y * row, (y + 1) * row);
-    }
-  });
   return { data, raw: { width, height, channels: 3 } };
+}
+
+/**
+ * A pane's pixels copied to its place on the canvas. Panes never overlap and are opaque, so
+ * placing them is a copy, not a blend (one libvips composite pass per tile cost more than the
+ * rest of a sheet).
+ */
+function placePane(canvas: RawImage, pane: Pane, image: RawImage, index: number): void {
+  const { width, height } = canvas.raw;
+  const { data: pixels, raw: info } = image;
+  if (
+    info.channels !== 3 ||
+    info.width !== pane.width ||
+    info.height !== pane.height ||
+    pane.left < 0 ||
+    pane.top < 0 ||
+    pane.left + pane.width > width ||
+    pane.top + pane.height > height
+  ) {
+    throw new Error(`pane ${index} is ${info.width}×${info.height}×${info.channels}`);
+  }
+  const row = pane.width * 3;
+  for (let y = 0; y < pane.height; y++) {
+    pixels.copy(canvas.data, ((pane.top + y) * width + pane.left) * 3, y * row, (y + 1) * row);
+  }
+}
+
+/**
+ * The view's canvas: the margin background with each pane's pixels copied to the pane's place,
+ * so rulers drawn in the margin never cover the picture.
+ */
+function layOutPanes(geometry: ViewGeometry, panes: readonly RawImage[]): RawImage {
+  const canvas = blankCanvas(geometry);
+  geometry.panes.forEach((pane, index) => placePane(canvas, pane, panes[index], index));
+  return canvas;
 }
 
 const renderedViews = new ByteCache<RenderedView>(VIEW_CACHE_BYTES, view => view.bytes.length);
@@ -320,25 +334,52 @@ async function drawCanvas(
 }
 
 /**
- * A sheet: its tiles resized from one decode, and its overlay rasterized in parts (each tile's
- * marks on the tile, its rulers on two strips beside it) while the picture decodes. A whole-view
- * overlay cost the rasterizer a layer and a mask as large as the view for every tile's clip, and
- * an empty canvas of the view's size besides.
+ * A sheet: its tiles resized from one decode (or kept from an earlier sheet), and its overlay
+ * rasterized in parts (each tile's marks on a canvas of their own, its rulers on two strips)
+ * while the picture decodes; each tile is placed, and the layers over it composited, as soon as
+ * it is resized, while the other tiles still are. A whole-view overlay cost the rasterizer a
+ * layer and a mask as large as the view for every tile's clip, and an empty canvas of the view's
+ * size besides.
  */
 async function drawSheet(
   picture: Picture,
   geometry: ViewGeometry,
   record: VisionRecord
 ): Promise<RawImage> {
-  const base = resizePanes(picture, geometry.panes)
-    .then(tiles => layOutPanes(geometry, tiles))
-    .catch((error: unknown) => {
+  const tiles = resizeTiles(picture, geometry.panes).map(tile =>
+    tile.catch((error: unknown) => {
       throw decodeError(picture, error);
-    });
+    })
+  );
+  // Each tile is awaited below in its turn; one failing meanwhile must not go unhandled.
+  tiles.forEach(tile => tile.catch(() => undefined));
   const overlay = (async () => rasterizeOverlayParts(sheetOverlayParts(geometry, record)))();
-  const [layers, canvas] = await Promise.all([overlay, base]);
-  for (const { canvas: place, layer } of layers) {
-    compositeOver(canvas, layer, place);
+  overlay.catch(() => undefined);
+  const canvas = blankCanvas(geometry);
+  const placed = new Set<number>();
+  const place = async (index: number): Promise<void> => {
+    if (!placed.has(index)) {
+      placePane(canvas, geometry.panes[index], await tiles[index], index);
+      placed.add(index);
+    }
+  };
+  for (const { canvas: where, layer } of await overlay) {
+    // A layer goes over every tile it reaches, as the whole overlay was drawn over the picture.
+    const { shows } = where;
+    for (const [index, pane] of geometry.panes.entries()) {
+      if (
+        pane.left < shows.left + shows.width &&
+        shows.left < pane.left + pane.width &&
+        pane.top < shows.top + shows.height &&
+        shows.top < pane.top + pane.height
+      ) {
+        await place(index);
+      }
+    }
+    compositeOver(canvas, layer, where);
+  }
+  for (const index of geometry.panes.keys()) {
+    await place(index);
   }
   return canvas;
 }
