@@ -203,8 +203,10 @@ export function resizeTiles(picture: Picture, panes: readonly Pane[]): Array<Pro
   let rows: Promise<DecodedRows | undefined> | undefined;
   const source = (): Promise<DecodedRows | undefined> => {
     if (!rows) {
-      const top = Math.min(...missing.map(pane => pane.region.y0));
-      const bottom = Math.max(...missing.map(pane => pane.region.y1));
+      // A tile kept a moment ago may have been evicted since: then its own rows are wanted.
+      const wanted = missing.length ? missing : panes;
+      const top = Math.min(...wanted.map(pane => pane.region.y0));
+      const bottom = Math.max(...wanted.map(pane => pane.region.y1));
       const cached = cachedRows(picture, top, bottom);
       rows = cached ? Promise.resolve(cached) : decodeRows(picture, top, bottom);
     }

@@ -336,10 +336,10 @@ async function drawCanvas(
 /**
  * A sheet: its tiles resized from one decode (or kept from an earlier sheet), and its overlay
  * rasterized in parts (each tile's marks on a canvas of their own, its rulers on two strips)
- * while the picture decodes; each tile is placed, and the layers over it composited, as soon as
- * it is resized, while the other tiles still are. A whole-view overlay cost the rasterizer a
- * layer and a mask as large as the view for every tile's clip, and an empty canvas of the view's
- * size besides.
+ * while the picture decodes. Then, layer by layer in the overlay's order, each tile a layer
+ * reaches is placed as soon as it is resized (while the others still are), and the layer
+ * composited over it. A whole-view overlay cost the rasterizer a layer and a mask as large as
+ * the view for every tile's clip, and an empty canvas of the view's size besides.
  */
 async function drawSheet(
   picture: Picture,
