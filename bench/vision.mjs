@@ -252,7 +252,8 @@ function kernelOf(fc, pane) {
  *   band of rows its panes show, at full size (the rows above are skipped, not inverse-transformed);
  * - full decode: the whole picture at full size, what close-ups and sheets decoded before;
  * - resize: that decode plus the resize to the panes, as the renderer does it;
- * - overlay: the overlay drawn (SVG, glyph outlines) and rasterized by resvg, on its own;
+ * - overlay: the overlay drawn (SVG, glyph outlines) and rasterized by resvg, on its own (a
+ *   sheet's in parts, tile by tile, as the renderer draws it);
  * - encode: a bare PNG encode of the view's pixels by the renderer's encoder (./png-encode).
  * The floor is decode + encode: the least any renderer of this view with libvips can do.
  */
@@ -307,11 +308,14 @@ async function stagesOf(fc, overlay, sharp, jpeg, geometry, record, raw) {
     decode: await time(decode),
     fullDecode: await time(() => sharp(jpeg).raw().toBuffer()),
     resize: await time(resize),
+    // As the renderer draws it: a sheet's overlay in parts, tile by tile, any other whole.
     overlay: await time(() =>
-      overlay.rasterizeOverlay(
-        overlay.overlayGlyphs().outlineText(overlay.drawGeometry(geometry, record)),
-        geometry
-      )
+      geometry.kind === 'sheet'
+        ? overlay.rasterizeOverlayParts(overlay.sheetOverlayParts(geometry, record))
+        : overlay.rasterizeOverlay(
+            overlay.overlayGlyphs().outlineText(overlay.drawGeometry(geometry, record)),
+            geometry
+          )
     ),
     encode: await time(() => fc.encodePng({ data: raw.data, raw: raw.info }))
   };

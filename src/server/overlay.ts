@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js';
 import type { OverlayOptions } from 'sharp';
 
-import { FONT_FAMILY, type ViewGeometry } from '../tools/vision';
+import {
+  FONT_FAMILY,
+  overlayPartSvg,
+  type OverlayCanvas,
+  type OverlayPart,
+  type ViewGeometry
+} from '../tools/vision';
 import { GlyphCache } from './glyphs';
 import { fontDirectory } from './svg-fonts';
 
@@ -42,14 +48,19 @@ export function overlayGlyphs(): GlyphCache {
   return glyphCache;
 }
 
+/** resvg's options for an overlay: the font only when text is left after outlining. */
+function optionsFor(svg: string): ResvgRenderOptions {
+  // Labels reach resvg as outlines: with no text left, loading the font file for every render
+  // would only cost time and allocations.
+  return svg.includes('<text') ? resvgOverlayOptions() : NO_FONTS;
+}
+
 /** Rasterize a view's overlay (drawn by the pure core) as a layer for sharp to composite. */
 export async function rasterizeOverlay(
   svg: string,
   geometry: ViewGeometry
 ): Promise<OverlayOptions> {
-  // Labels reach resvg as outlines: with no text left, loading the font file for every render
-  // would only cost time and allocations.
-  const image = await renderAsync(svg, svg.includes('<text') ? resvgOverlayOptions() : NO_FONTS);
+  const image = await renderAsync(svg, optionsFor(svg));
   if (image.width !== geometry.width || image.height !== geometry.height) {
     throw new Error(
       `overlay rendered at ${image.width}×${image.height}, not ${geometry.width}×${geometry.height}`
@@ -60,4 +71,44 @@ export async function rasterizeOverlay(
     input: image.pixels,
     raw: { width: image.width, height: image.height, channels: 4, premultiplied: true }
   };
+}
+
+/** One canvas of an overlay part, rasterized: a layer of its `drawn` rectangle. */
+export interface OverlayLayer {
+  readonly canvas: OverlayCanvas;
+  readonly layer: OverlayOptions;
+}
+
+/**
+ * Rasterize an overlay drawn in parts (a sheet's, see `sheetOverlayParts`), each canvas on its
+ * own: resvg's cost grows with the canvas' area, and the canvases rasterize side by side on
+ * libuv's pool (beside the picture's decode). The layers come back in the parts' order.
+ */
+export function rasterizeOverlayParts(parts: readonly OverlayPart[]): Promise<OverlayLayer[]> {
+  const glyphs = overlayGlyphs();
+  const layers: Array<Promise<OverlayLayer>> = [];
+  for (const part of parts) {
+    const content = glyphs.outlineText(part.content);
+    for (const canvas of part.canvases) {
+      const { drawn } = canvas;
+      const svg = overlayPartSvg(content, drawn);
+      layers.push(
+        renderAsync(svg, optionsFor(svg)).then(image => {
+          if (image.width !== drawn.width || image.height !== drawn.height) {
+            throw new Error(
+              `overlay part rendered at ${image.width}×${image.height}, not ${drawn.width}×${drawn.height}`
+            );
+          }
+          return {
+            canvas,
+            layer: {
+              input: image.pixels,
+              raw: { width: drawn.width, height: drawn.height, channels: 4, premultiplied: true }
+            }
+          };
+        })
+      );
+    }
+  }
+  return Promise.all(layers);
 }

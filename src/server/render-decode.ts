@@ -187,6 +187,44 @@ export function resizePanes(picture: Picture, panes: readonly Pane[]): Promise<R
   return cached ? resizeFrom(cached) : decodeRows(picture, top, bottom).then(resizeFrom);
 }
 
+/**
+ * A sheet's tiles, one promise each (the caller places each tile as it comes), each kept by
+ * fingerprint, region, size and kernel: the sheet drawn again with new marks, or another sheet
+ * sharing tiles, resizes nothing, and its decode covers only the rows of tiles not kept. The rest
+ * is resized from one band of decoded rows covering them, or, for pictures too large to keep,
+ * each from the file.
+ */
+export function resizeTiles(picture: Picture, panes: readonly Pane[]): Array<Promise<RawImage>> {
+  const keyOf = (pane: Pane): string => {
+    const { x0, y0, x1, y1 } = pane.region;
+    return `${picture.sha256}/tile/${x0},${y0},${x1},${y1}/${pane.width}x${pane.height}/${kernelFor(pane)}`;
+  };
+  const missing = panes.filter(pane => decodedPictures.get(keyOf(pane)) === undefined);
+  let rows: Promise<DecodedRows | undefined> | undefined;
+  const source = (): Promise<DecodedRows | undefined> => {
+    if (!rows) {
+      // A tile kept a moment ago may have been evicted since: then its own rows are wanted.
+      const wanted = missing.length ? missing : panes;
+      const top = Math.min(...wanted.map(pane => pane.region.y0));
+      const bottom = Math.max(...wanted.map(pane => pane.region.y1));
+      const cached = cachedRows(picture, top, bottom);
+      rows = cached ? Promise.resolve(cached) : decodeRows(picture, top, bottom);
+    }
+    return rows;
+  };
+  return panes.map(pane =>
+    decodedPictures.getOrCreate(keyOf(pane), async () => {
+      const from = await source();
+      const tile = await toRaw(
+        from
+          ? resizePane(sharp(from.data, { raw: from.raw }), pane, from.top)
+          : resizePane(fromFile(picture), pane)
+      );
+      return { ...tile, top: 0 };
+    })
+  );
+}
+
 /** A view's source straight from the file, for pictures too large to keep decoded. */
 function fromFile(picture: Picture): Sharp {
   return sharp(picture.bytes, decodeOptions).flatten({ background: '#ffffff' });
