@@ -28,7 +28,7 @@ import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError } from './http';
 import { overlayGlyphs, rasterizeOverlay } from './overlay';
 import type { Picture } from './pictures';
-import { encodePng } from './png-encode';
+import { allocatePixels, encodePng } from './png-encode';
 import {
   clearDecodedPictures,
   decodedCacheStats,
@@ -118,20 +118,22 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
  * The view's canvas: the margin background with each pane's pixels copied to the pane's place,
  * so rulers drawn in the margin never cover the picture. Panes never overlap and are opaque, so
  * placing them is a copy, not a blend (one libvips composite pass per tile cost more than the
- * rest of a sheet).
+ * rest of a sheet). A pane may come as RGBA (./enlarge's), whose alpha is opaque and dropped here.
+ * The canvas is allocated for ./png-encode to read in place.
  */
 function layOutPanes(geometry: ViewGeometry, panes: readonly RawImage[]): RawImage {
   const { width, height } = geometry;
   const background = MARGIN_BACKGROUND;
-  const data = Buffer.alloc(width * height * 3).fill(
+  const data = allocatePixels(width, height, 3).fill(
     Buffer.from([background.r, background.g, background.b])
   );
   geometry.panes.forEach((pane, index) => {
     const { data: pixels, raw: info } = panes[index];
     if (
-      info.channels !== 3 ||
+      (info.channels !== 3 && info.channels !== 4) ||
       info.width !== pane.width ||
       info.height !== pane.height ||
+      pixels.length !== info.width * info.height * info.channels ||
       pane.left < 0 ||
       pane.top < 0 ||
       pane.left + pane.width > width ||
@@ -139,9 +141,20 @@ function layOutPanes(geometry: ViewGeometry, panes: readonly RawImage[]): RawIma
     ) {
       throw new Error(`pane ${index} is ${info.width}×${info.height}×${info.channels}`);
     }
-    const row = pane.width * 3;
-    for (let y = 0; y < pane.height; y++) {
-      pixels.copy(data, ((pane.top + y) * width + pane.left) * 3, y * row, (y + 1) * row);
+    if (info.channels === 3) {
+      const row = pane.width * 3;
+      for (let y = 0; y < pane.height; y++) {
+        pixels.copy(data, ((pane.top + y) * width + pane.left) * 3, y * row, (y + 1) * row);
+      }
+      return;
+    }
+    for (let y = 0, i = 0; y < pane.height; y++) {
+      let j = ((pane.top + y) * width + pane.left) * 3;
+      for (const end = j + pane.width * 3; j < end; i += 4, j += 3) {
+        data[j] = pixels[i];
+        data[j + 1] = pixels[i + 1];
+        data[j + 2] = pixels[i + 2];
+      }
     }
   });
   return { data, raw: { width, height, channels: 3 } };
