@@ -63,7 +63,7 @@ function crossings(values: readonly number[], offset: number): number[] {
   return found;
 }
 
-async function closeup(
+async function rendered(
   spec: ViewSpec
 ): Promise<{ pane: Pane; at: (x: number, y: number) => number }> {
   const picture = await loadPicture({ address: 'rect.png' }, ctx);
@@ -75,31 +75,29 @@ async function closeup(
 }
 
 describe('smooth enlargements', () => {
-  it.each([
-    ['a point', '535,435'],
-    ['a box', '480,380,590,490']
-  ])(
-    "put the picture's edges where the view geometry puts them, in a close-up of %s",
-    async (_, at) => {
-      const { pane, at: value } = await closeup({ kind: 'closeup', at });
-      expect(paneSampling(pane)).toBe('smooth');
-      // A row and a column through the rectangle, away from the crosshair at the focus.
-      const row = Math.floor(toViewY(pane, RECT.y0 + 12));
-      const column = Math.floor(toViewX(pane, RECT.x1 - 12));
-      const across = Array.from({ length: pane.width }, (_, i) => value(pane.left + i, row));
-      const down = Array.from({ length: pane.height }, (_, i) => value(column, pane.top + i));
-      const expected = {
-        x: [toViewX(pane, RECT.x0), toViewX(pane, RECT.x1)],
-        y: [toViewY(pane, RECT.y0), toViewY(pane, RECT.y1)]
-      };
-      const found = { x: crossings(across, pane.left), y: crossings(down, pane.top) };
-      // libvips' affine enlargement put every edge half a view pixel right of and below these.
-      expect(found.x).toHaveLength(2);
-      expect(found.y).toHaveLength(2);
-      found.x.forEach((x, i) => expect(Math.abs(x - expected.x[i])).toBeLessThan(0.15));
-      found.y.forEach((y, i) => expect(Math.abs(y - expected.y[i])).toBeLessThan(0.15));
-    }
-  );
+  it.each<[string, ViewSpec]>([
+    ['a close-up of a point', { kind: 'closeup', at: '535,435' }],
+    ['a close-up of a box', { kind: 'closeup', at: '480,380,590,490' }],
+    ["a sheet's tile", { kind: 'sheet', at: ['535,435', '100,100'] }]
+  ])("put the picture's edges where the view geometry puts them, in %s", async (_, spec) => {
+    const { pane, at: value } = await rendered(spec);
+    expect(paneSampling(pane)).toBe('smooth');
+    // A row and a column through the rectangle, away from the crosshair at the focus.
+    const row = Math.floor(toViewY(pane, RECT.y0 + 12));
+    const column = Math.floor(toViewX(pane, RECT.x1 - 12));
+    const across = Array.from({ length: pane.width }, (_, i) => value(pane.left + i, row));
+    const down = Array.from({ length: pane.height }, (_, i) => value(column, pane.top + i));
+    const expected = {
+      x: [toViewX(pane, RECT.x0), toViewX(pane, RECT.x1)],
+      y: [toViewY(pane, RECT.y0), toViewY(pane, RECT.y1)]
+    };
+    const found = { x: crossings(across, pane.left), y: crossings(down, pane.top) };
+    // libvips' affine enlargement put every edge half a view pixel right of and below these.
+    expect(found.x).toHaveLength(2);
+    expect(found.y).toHaveLength(2);
+    found.x.forEach((x, i) => expect(Math.abs(x - expected.x[i])).toBeLessThan(0.15));
+    found.y.forEach((y, i) => expect(Math.abs(y - expected.y[i])).toBeLessThan(0.15));
+  });
 });
 
 /** Catmull-Rom weight at distance t. */
