@@ -27,7 +27,7 @@ export interface PixelRect {
 
 /**
  * `rect` of opaque 8-bit RGB pixels enlarged to `width`×`height` (each side stretched on its own),
- * as RGBA with an opaque alpha. The source is read in place: only the rectangle's rows are copied, behind the PPM header
+ * as RGB. The source is read in place: only the rectangle's rows are copied, behind the PPM header
  * the resizer reads raw pixels through.
  */
 export async function enlargeSmooth(
@@ -67,6 +67,13 @@ export async function enlargeSmooth(
   if (rgba.length !== width * height * 4) {
     throw new Error(`the resizer returned ${rgba.length} bytes for ${width}×${height} RGBA`);
   }
-  // The resizer works in RGBA, with an opaque alpha: the view's canvas drops it as it copies.
-  return { data: rgba, raw: { width, height, channels: 4 } };
+  // The resizer works in RGBA, with an opaque alpha; the views are RGB. (This loop runs as fast
+  // as a copy here; inside render.ts' per-pane layout callback the same loop ran ten times slower.)
+  const rgb = Buffer.allocUnsafe(width * height * 3);
+  for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
+    rgb[j] = rgba[i];
+    rgb[j + 1] = rgba[i + 1];
+    rgb[j + 2] = rgba[i + 2];
+  }
+  return { data: rgb, raw: { width, height, channels: 3 } };
 }

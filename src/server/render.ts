@@ -118,8 +118,7 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
  * The view's canvas: the margin background with each pane's pixels copied to the pane's place,
  * so rulers drawn in the margin never cover the picture. Panes never overlap and are opaque, so
  * placing them is a copy, not a blend (one libvips composite pass per tile cost more than the
- * rest of a sheet). A pane may come as RGBA (./enlarge's), whose alpha is opaque and dropped here.
- * The canvas is allocated for ./png-encode to read in place.
+ * rest of a sheet). The canvas is allocated for ./png-encode to read in place.
  */
 function layOutPanes(geometry: ViewGeometry, panes: readonly RawImage[]): RawImage {
   const { width, height } = geometry;
@@ -130,7 +129,7 @@ function layOutPanes(geometry: ViewGeometry, panes: readonly RawImage[]): RawIma
   geometry.panes.forEach((pane, index) => {
     const { data: pixels, raw: info } = panes[index];
     if (
-      (info.channels !== 3 && info.channels !== 4) ||
+      info.channels !== 3 ||
       info.width !== pane.width ||
       info.height !== pane.height ||
       pixels.length !== info.width * info.height * info.channels ||
@@ -141,20 +140,9 @@ function layOutPanes(geometry: ViewGeometry, panes: readonly RawImage[]): RawIma
     ) {
       throw new Error(`pane ${index} is ${info.width}×${info.height}×${info.channels}`);
     }
-    if (info.channels === 3) {
-      const row = pane.width * 3;
-      for (let y = 0; y < pane.height; y++) {
-        pixels.copy(data, ((pane.top + y) * width + pane.left) * 3, y * row, (y + 1) * row);
-      }
-      return;
-    }
-    for (let y = 0, i = 0; y < pane.height; y++) {
-      let j = ((pane.top + y) * width + pane.left) * 3;
-      for (const end = j + pane.width * 3; j < end; i += 4, j += 3) {
-        data[j] = pixels[i];
-        data[j + 1] = pixels[i + 1];
-        data[j + 2] = pixels[i + 2];
-      }
+    const row = pane.width * 3;
+    for (let y = 0; y < pane.height; y++) {
+      pixels.copy(data, ((pane.top + y) * width + pane.left) * 3, y * row, (y + 1) * row);
     }
   });
   return { data, raw: { width, height, channels: 3 } };
