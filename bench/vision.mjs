@@ -41,6 +41,7 @@ const CONCURRENT_RENDERS = 20;
 async function loadFigureChat() {
   const fc = await loadSources('vision', [
     "export * from './src/server/render';",
+    "export * from './src/server/enlarge';",
     "export * from './src/server/png-encode';",
     "export * from './src/server/render-route';",
     "export * from './src/server/pictures';",
@@ -240,9 +241,12 @@ async function medianPrepared(iterations, prepare, run) {
   return (await medianTimes(iterations, prepare, run)).wall;
 }
 
-/** The resize kernel of a pane, as src/server/render.ts chooses it. */
+/**
+ * libvips' resize kernel of a pane, as src/server/render-decode.ts chooses it (smooth enlargements
+ * are src/server/enlarge.ts's Catmull-Rom).
+ */
 function kernelOf(fc, pane) {
-  return { reduced: 'lanczos3', smooth: 'cubic', 'pixel-grid': 'nearest' }[fc.paneSampling(pane)];
+  return fc.paneSampling(pane) === 'pixel-grid' ? 'nearest' : 'lanczos3';
 }
 
 /**
@@ -289,18 +293,22 @@ async function stagesOf(fc, overlay, sharp, jpeg, geometry, record, raw) {
     resize = async () => {
       const rows = await decode();
       return Promise.all(
-        panes.map(pane =>
-          sharp(rows, { raw: band })
-            .extract({
-              left: pane.region.x0,
-              top: pane.region.y0 - top,
-              width: pane.region.x1 - pane.region.x0,
-              height: pane.region.y1 - pane.region.y0
-            })
-            .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelOf(fc, pane) })
-            .raw()
-            .toBuffer()
-        )
+        panes.map(pane => {
+          const rect = {
+            left: pane.region.x0,
+            top: pane.region.y0 - top,
+            width: pane.region.x1 - pane.region.x0,
+            height: pane.region.y1 - pane.region.y0
+          };
+          // Smooth enlargements by src/server/enlarge.ts, the rest by libvips, as the renderer.
+          return fc.paneSampling(pane) === 'smooth'
+            ? fc.enlargeSmooth({ data: rows, raw: band }, rect, pane.width, pane.height)
+            : sharp(rows, { raw: band })
+                .extract(rect)
+                .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelOf(fc, pane) })
+                .raw()
+                .toBuffer();
+        })
       );
     };
   }

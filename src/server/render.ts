@@ -31,7 +31,7 @@ import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError } from './http';
 import { overlayGlyphs, rasterizeOverlay, rasterizeOverlayParts } from './overlay';
 import type { Picture } from './pictures';
-import { encodePng } from './png-encode';
+import { allocatePixels, encodePng } from './png-encode';
 import {
   clearDecodedPictures,
   decodedCacheStats,
@@ -118,11 +118,14 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
   return layOutPanes(geometry, await resizePanes(picture, geometry.panes));
 }
 
-/** A view's canvas before any pane is placed: the margin background everywhere. */
+/**
+ * A view's canvas before any pane is placed: the margin background everywhere, allocated for
+ * ./png-encode to read in place.
+ */
 function blankCanvas(geometry: ViewGeometry): RawImage {
   const { width, height } = geometry;
   const background = MARGIN_BACKGROUND;
-  const data = Buffer.alloc(width * height * 3).fill(
+  const data = allocatePixels(width, height, 3).fill(
     Buffer.from([background.r, background.g, background.b])
   );
   return { data, raw: { width, height, channels: 3 } };
@@ -140,6 +143,7 @@ function placePane(canvas: RawImage, pane: Pane, image: RawImage, index: number)
     info.channels !== 3 ||
     info.width !== pane.width ||
     info.height !== pane.height ||
+    pixels.length !== info.width * info.height * info.channels ||
     pane.left < 0 ||
     pane.top < 0 ||
     pane.left + pane.width > width ||
