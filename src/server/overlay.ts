@@ -55,22 +55,22 @@ function optionsFor(svg: string): ResvgRenderOptions {
   return svg.includes('<text') ? resvgOverlayOptions() : NO_FONTS;
 }
 
-/** Rasterize a view's overlay (drawn by the pure core) as a layer for sharp to composite. */
-export async function rasterizeOverlay(
-  svg: string,
-  geometry: ViewGeometry
-): Promise<OverlayOptions> {
+/**
+ * An overlay SVG rasterized as a premultiplied RGBA layer of `width`×`height` (what the SVG says
+ * its size is; anything else is a bug in the drawing, not the picture's fault).
+ */
+async function rasterize(svg: string, width: number, height: number): Promise<OverlayOptions> {
   const image = await renderAsync(svg, optionsFor(svg));
-  if (image.width !== geometry.width || image.height !== geometry.height) {
-    throw new Error(
-      `overlay rendered at ${image.width}×${image.height}, not ${geometry.width}×${geometry.height}`
-    );
+  if (image.width !== width || image.height !== height) {
+    throw new Error(`overlay rendered at ${image.width}×${image.height}, not ${width}×${height}`);
   }
   // resvg's pixels are premultiplied RGBA; saying so spares sharp a conversion and keeps edges exact.
-  return {
-    input: image.pixels,
-    raw: { width: image.width, height: image.height, channels: 4, premultiplied: true }
-  };
+  return { input: image.pixels, raw: { width, height, channels: 4, premultiplied: true } };
+}
+
+/** Rasterize a view's overlay (drawn by the pure core) as a layer for sharp to composite. */
+export function rasterizeOverlay(svg: string, geometry: ViewGeometry): Promise<OverlayOptions> {
+  return rasterize(svg, geometry.width, geometry.height);
 }
 
 /** One canvas of an overlay part, rasterized: a layer of its `drawn` rectangle. */
@@ -91,22 +91,11 @@ export function rasterizeOverlayParts(parts: readonly OverlayPart[]): Promise<Ov
     const content = glyphs.outlineText(part.content);
     for (const canvas of part.canvases) {
       const { drawn } = canvas;
-      const svg = overlayPartSvg(content, drawn);
       layers.push(
-        renderAsync(svg, optionsFor(svg)).then(image => {
-          if (image.width !== drawn.width || image.height !== drawn.height) {
-            throw new Error(
-              `overlay part rendered at ${image.width}×${image.height}, not ${drawn.width}×${drawn.height}`
-            );
-          }
-          return {
-            canvas,
-            layer: {
-              input: image.pixels,
-              raw: { width: drawn.width, height: drawn.height, channels: 4, premultiplied: true }
-            }
-          };
-        })
+        rasterize(overlayPartSvg(content, drawn), drawn.width, drawn.height).then(layer => ({
+          canvas,
+          layer
+        }))
       );
     }
   }
