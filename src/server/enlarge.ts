@@ -15,6 +15,7 @@
  */
 import { FastResizeFilter, ResizeFit, Transformer } from '@napi-rs/image';
 
+import { netpbmHeader } from './png-encode';
 import type { RawImage } from './render-decode';
 
 /** A rectangle of an image's pixels, half-open. */
@@ -53,7 +54,7 @@ export async function enlargeSmooth(
       `cannot enlarge ${rect.width}×${rect.height} at ${rect.left},${rect.top} of a ${raw.width}×${raw.height}×${raw.channels} image to ${width}×${height}`
     );
   }
-  const header = Buffer.from(`P6\n${rect.width} ${rect.height}\n255\n`, 'latin1');
+  const header = netpbmHeader('P6', rect.width, rect.height);
   const row = rect.width * 3;
   const ppm = Buffer.allocUnsafe(header.length + row * rect.height);
   header.copy(ppm);

@@ -31,7 +31,8 @@ export const VIEW_PNG = {
 /** The binary PPM/PGM header the Transformer reads raw grey or RGB pixels behind. */
 const NETPBM_MAGIC: Partial<Record<number, string>> = { 1: 'P5', 3: 'P6' };
 
-function netpbmHeader(magic: string, width: number, height: number): Buffer {
+/** The binary Netpbm header (`P5` grey, `P6` RGB) raw pixels are read behind. */
+export function netpbmHeader(magic: string, width: number, height: number): Buffer {
   return Buffer.from(`${magic}\n${width} ${height}\n255\n`, 'latin1');
 }
 
