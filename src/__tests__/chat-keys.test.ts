@@ -1,9 +1,10 @@
 /**
  * "Something new at the end" for the chat's jump button (issue 11.9): a new message or more of
- * the streaming answer is; a long conversation whose earlier parts render late is not.
+ * the streaming answer is; a long conversation whose earlier parts render late is not. And when a
+ * vision card is built again: views drawn again at another width are.
  */
 import { buildChatItems } from '../chat/cards';
-import { endSignature } from '../widget/chat-keys';
+import { endSignature, viewsSignature } from '../widget/chat-keys';
 import { assistant, call, result, user } from './helpers/transcripts';
 
 describe('endSignature', () => {
@@ -41,5 +42,18 @@ describe('endSignature', () => {
     const running = endSignature(buildChatItems(asked, { runningCallIds: new Set(['f1']) }));
     const done = endSignature(buildChatItems([...asked, result('t50', 'f1', 'SVG presented')]));
     expect(done).not.toBe(running);
+  });
+});
+
+describe('viewsSignature', () => {
+  const view = (width: number) => ({ png: '', width, height: width, caption: 'c' });
+  const record = { version: 1, address: 'p.png', marks: [] } as never;
+
+  it('changes when views are drawn again at another width, not when drawn the same', () => {
+    const narrow = viewsSignature({ kind: 'ready', views: [view(256)], record });
+    const wide = viewsSignature({ kind: 'ready', views: [view(512)], record });
+    expect(wide).not.toBe(narrow);
+    expect(viewsSignature({ kind: 'ready', views: [view(256)], record })).toBe(narrow);
+    expect(viewsSignature({ kind: 'rendering' })).not.toBe(narrow);
   });
 });

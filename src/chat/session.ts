@@ -25,6 +25,8 @@ export interface SessionServices {
   request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T>;
   /** This page's live Vision widgets (the kernel bridge), whose records the vision tools share. */
   readonly liveVision?: LiveVisionWidgets | null;
+  /** The width in device pixels the chat shows views at, if known (see `VisionViewsOptions`). */
+  viewWidth?(): number | undefined;
 }
 
 /** A notebook's chat session. */
@@ -55,7 +57,8 @@ export class ChatSession implements IDisposable {
     this.visionViews = new VisionViews(this.conversation, {
       request: (route, body, signal) => this._services.request(route, body, signal),
       notebook: () => this.notebookModel,
-      shared
+      shared,
+      viewWidth: () => this._services.viewWidth?.()
     });
   }
 

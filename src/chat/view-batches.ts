@@ -28,9 +28,12 @@ export function viewGroup(plan: VisionPlan, picture: PictureFingerprint): string
   return JSON.stringify([picture.address, picture.sha256, plan.record]);
 }
 
-/** What determines a call's view pixels: the picture's fingerprint, the record, the view specs. */
-export function viewCacheKey(job: ViewJob): string {
-  return ViewCache.key(job.picture.sha256, job.plan.record, job.plan.views);
+/**
+ * What determines a call's view pixels: the picture's fingerprint, the record, the view specs, and
+ * the width they were drawn for display at (none: full size).
+ */
+export function viewCacheKey(job: ViewJob, width?: number): string {
+  return ViewCache.key(job.picture.sha256, job.plan.record, job.plan.views, width);
 }
 
 /**
@@ -90,6 +93,11 @@ export class ViewQueue {
 
   get length(): number {
     return this._jobs.length;
+  }
+
+  /** Whether a call is queued. */
+  has(callId: string): boolean {
+    return this._jobs.some(job => job.callId === callId);
   }
 
   /** Whether a call in the chat's visible area is queued. */
@@ -186,6 +194,8 @@ export interface BatchHost {
   shared(address: string): SharedVisionRecord | null;
   /** A notebook picture's request (its bytes read from the notebook), or a workspace path's. */
   picture(address: string): PictureRequest;
+  /** The width views are drawn at for display (device pixels), or undefined for full size. */
+  width(): number | undefined;
   /** Draw views of one picture and record at the figure server (`visible`: before others). */
   render(
     job: ViewJob,
@@ -193,9 +203,10 @@ export interface BatchHost {
     picture: PictureRequest,
     shared: SharedVisionRecord | null,
     signal: AbortSignal,
-    visible: boolean
+    visible: boolean,
+    width: number | undefined
   ): Promise<RenderAnswer>;
-  ready(job: ViewJob, views: ReadonlyArray<ToolImage>): void;
+  ready(job: ViewJob, views: ReadonlyArray<ToolImage>, width: number | undefined): void;
   failed(job: ViewJob, error: unknown): void;
 }
 
@@ -218,7 +229,8 @@ export async function drawViewBatch(
     const picture: PictureRequest = shared ? { address } : host.picture(address);
     // Drawn earlier in this browser session (the notebook was closed and opened again)? Only
     // notebook pictures: their bytes are here to check; a file is checked by the server.
-    const keys = batch.map(viewCacheKey);
+    const width = host.width();
+    const keys = batch.map(job => viewCacheKey(job, width));
     if (
       picture.data !== undefined &&
       keys.some(key => sessionViewCache.has(key)) &&
@@ -230,7 +242,7 @@ export async function drawViewBatch(
       todo = batch.filter((job, i) => {
         const cached = sessionViewCache.get(keys[i]);
         if (cached) {
-          host.ready(job, cached);
+          host.ready(job, cached, width);
         }
         return !cached;
       });
@@ -239,7 +251,7 @@ export async function drawViewBatch(
       return;
     }
     const views = todo.flatMap(job => job.plan.views);
-    const answer = await host.render(todo[0], views, picture, shared, signal, urgent);
+    const answer = await host.render(todo[0], views, picture, shared, signal, urgent, width);
     if (answer.views.length !== views.length) {
       throw new Error(`the figure server drew ${answer.views.length} of ${views.length} views`);
     }
@@ -249,7 +261,7 @@ export async function drawViewBatch(
         return;
       }
       const count = job.plan.views.length;
-      host.ready(job, answer.views.slice(at, at + count));
+      host.ready(job, answer.views.slice(at, at + count), width);
       at += count;
     }
   } catch (error) {

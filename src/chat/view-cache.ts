@@ -16,9 +16,12 @@ export class ViewCache {
 
   constructor(private readonly _budget = VIEW_CACHE_BUDGET) {}
 
-  /** The key of a render: fingerprint, record and view specs, as JSON. */
-  static key(sha256: string, record: unknown, views: unknown): string {
-    return JSON.stringify([sha256, record, views]);
+  /**
+   * The key of a render: fingerprint, record and view specs, as JSON, and the width they were
+   * drawn for display at (none: full size).
+   */
+  static key(sha256: string, record: unknown, views: unknown, width?: number): string {
+    return JSON.stringify(width ? [sha256, record, views, width] : [sha256, record, views]);
   }
 
   /** Characters held now. */

@@ -48,7 +48,8 @@ export class ViewRequests {
    * `request`, a Vision output's from its kernel (asked each time: it is the authority on what
    * the picture is now); the figure server checks them against the fingerprint the call stored.
    * `visible`: a person is looking at them; the figure server draws them before views it has
-   * queued for off-screen cards.
+   * queued for off-screen cards. `width`: views wider than that are drawn at that width (for
+   * display; see `RenderRequest.width`).
    */
   async render(
     job: ViewJob,
@@ -56,7 +57,8 @@ export class ViewRequests {
     request: PictureRequest,
     shared: SharedVisionRecord | null,
     signal: AbortSignal,
-    visible = false
+    visible = false,
+    width?: number
   ): Promise<RenderAnswer> {
     const { address, sha256 } = job.picture;
     const data = shared ? await shared.pictureData(signal) : request.data;
@@ -64,7 +66,8 @@ export class ViewRequests {
       expectSha256: sha256,
       views: [...views],
       record: job.plan.record,
-      ...(visible ? { visible } : {})
+      ...(visible ? { visible } : {}),
+      ...(width ? { width } : {})
     };
     if (
       data !== undefined &&

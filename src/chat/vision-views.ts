@@ -40,6 +40,7 @@ import {
   type BatchHost,
   type ViewJob
 } from './view-batches';
+import { MIN_DISPLAY_WIDTH } from '../tools/wire';
 import { sessionViewCache } from './view-cache';
 import { ViewRequests } from './view-requests';
 
@@ -82,6 +83,26 @@ export interface VisionViewsOptions {
   notebook(): INotebookModel | null;
   /** The shared record of a Vision output's picture, whose bytes its widget's kernel holds. */
   shared?(address: string): SharedVisionRecord | null;
+  /**
+   * The width in device pixels the chat shows views at, if known: replayed views are drawn at
+   * it (rounded up to {@link VIEW_WIDTH_STEP}) instead of full size, which the browser would
+   * only shrink; the viewer asks for the full view ({@link VisionViews.full}).
+   */
+  viewWidth?(): number | undefined;
+}
+
+/**
+ * Display widths are rounded up to a multiple of this: a sidebar a few pixels wider or narrower
+ * draws (and caches) the same views.
+ */
+export const VIEW_WIDTH_STEP = 64;
+
+/** The width to draw views at for a chat `width` device pixels wide (none: full size). */
+export function displayWidth(width: number | undefined): number | undefined {
+  if (!width || !Number.isFinite(width) || width <= 0) {
+    return undefined;
+  }
+  return Math.max(MIN_DISPLAY_WIDTH, Math.ceil(width / VIEW_WIDTH_STEP) * VIEW_WIDTH_STEP);
 }
 
 function failureText(error: unknown, address: string): string {
@@ -100,6 +121,10 @@ function failureText(error: unknown, address: string): string {
 export class VisionViews implements IDisposable {
   private readonly _fold = new VisionFold();
   private readonly _states = new Map<string, ViewsState>();
+  /** Replayed calls' jobs, for their full views (the viewer) when they were drawn smaller. */
+  private readonly _jobs = new Map<string, ViewJob>();
+  /** Full views being fetched or fetched, by call. */
+  private readonly _full = new Map<string, Promise<ReadonlyArray<ToolImage>>>();
   private readonly _queue = new ViewQueue();
   /**
    * The newest call is drawn first, alone and with the figure server to itself: the chat opens at
@@ -123,6 +148,8 @@ export class VisionViews implements IDisposable {
   private _abort = new AbortController();
   /** Workers rendering from the queue now. */
   private _workers = 0;
+  /** The chat got wider while views were queued: look again once the queue is empty. */
+  private _widthPending = false;
   private _folds = 0;
   private readonly _requests: ViewRequests;
   private readonly _batchHost: BatchHost;
@@ -136,8 +163,9 @@ export class VisionViews implements IDisposable {
     this._batchHost = {
       shared: address => this._options.shared?.(address) ?? null,
       picture: address => pictureRequest(this._options.notebook(), address),
+      width: () => displayWidth(this._options.viewWidth?.()),
       render: (...args) => this._requests.render(...args),
-      ready: (job, views) => this._ready(job, views),
+      ready: (job, views, width) => this._ready(job, views, width),
       failed: (job, error) => this._failed(job, error)
     };
     _conversation.changed.connect(this._onChanged, this);
@@ -183,6 +211,83 @@ export class VisionViews implements IDisposable {
       this._held = false;
       this._drain();
     }
+  }
+
+  /**
+   * A call's views at full size (for the viewer): those shown when they are, else drawn once and
+   * kept for the session.
+   */
+  full(callId: string): Promise<ReadonlyArray<ToolImage>> {
+    const state = this.state(callId);
+    const job = this._jobs.get(callId);
+    if (state.kind === 'ready' && !state.views.some(view => view.shrunkFrom)) {
+      return Promise.resolve(state.views);
+    }
+    if (!job) {
+      return Promise.reject(new Error(`no views of ${callId} to draw`));
+    }
+    let pending = this._full.get(callId);
+    if (!pending) {
+      pending = this._drawFull(job);
+      this._full.set(callId, pending);
+      pending.catch(() => this._full.delete(callId));
+    }
+    return pending;
+  }
+
+  private async _drawFull(job: ViewJob): Promise<ReadonlyArray<ToolImage>> {
+    const key = viewCacheKey(job);
+    const cached = sessionViewCache.get(key);
+    if (cached) {
+      return cached;
+    }
+    const { address } = job.picture;
+    const shared = this._batchHost.shared(address);
+    const picture = shared ? { address } : this._batchHost.picture(address);
+    const answer = await this._requests.render(
+      job,
+      job.plan.views,
+      picture,
+      shared,
+      this._abort.signal,
+      true
+    );
+    sessionViewCache.set(key, answer.views);
+    return answer.views;
+  }
+
+  /**
+   * The chat got wider: views drawn narrower than it now shows them (and than their full size)
+   * are drawn again at the new width; until then the cards keep showing them. Not while views are
+   * still queued or being drawn (a chat opening draws them at the width it has then): a redraw
+   * queued meanwhile would go before the calls still waiting for their first views, and the
+   * width is looked at again once the queue is empty.
+   */
+  widthChanged(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    if (this._queue.length || this._workers) {
+      this._widthPending = true;
+      return;
+    }
+    this._widthPending = false;
+    const width = displayWidth(this._options.viewWidth?.());
+    if (!width) {
+      return;
+    }
+    for (const [callId, job] of this._jobs) {
+      const state = this._states.get(callId);
+      const narrow =
+        state?.kind === 'ready' &&
+        state.views.some(
+          view => view.shrunkFrom && view.width < Math.min(width, view.shrunkFrom.width)
+        );
+      if (narrow && !this._queue.has(callId)) {
+        this._queue.push(job);
+      }
+    }
+    this._drain();
   }
 
   /** The views of a call, as the card should show them. */
@@ -240,6 +345,9 @@ export class VisionViews implements IDisposable {
     this._abort = new AbortController();
     this._queue.clear();
     this._states.clear();
+    this._jobs.clear();
+    this._full.clear();
+    this._widthPending = false;
     this._fold.forget('views');
     this._seen = 0;
     this._lastId = undefined;
@@ -276,12 +384,14 @@ export class VisionViews implements IDisposable {
       this._set(callId, { kind: 'ready', views: live, record: plan.record });
     } else {
       this._set(callId, { kind: 'rendering' });
-      this._queue.push({
+      const job = {
         callId,
         plan,
         picture: message.picture,
         group: viewGroup(plan, message.picture)
-      });
+      };
+      this._jobs.set(callId, job);
+      this._queue.push(job);
     }
   }
 
@@ -332,11 +442,14 @@ export class VisionViews implements IDisposable {
       // In the same turn as the look that found the queue empty, so a job queued from now on
       // finds a free worker slot in `_drain`.
       this._workers -= 1;
+      if (this._widthPending && !this._workers && !this._queue.length) {
+        this.widthChanged();
+      }
     }
   }
 
-  private _ready(job: ViewJob, views: ReadonlyArray<ToolImage>): void {
-    sessionViewCache.set(viewCacheKey(job), views);
+  private _ready(job: ViewJob, views: ReadonlyArray<ToolImage>, width: number | undefined): void {
+    sessionViewCache.set(viewCacheKey(job, width), views);
     this._set(job.callId, { kind: 'ready', views, record: job.plan.record });
   }
 

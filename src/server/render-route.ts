@@ -25,11 +25,12 @@ function modelMime(view: RenderedView): ModelImageMime {
 }
 
 /**
- * `POST render { address, data?, expectSha256?, view | views, record, answer?, model?, visible? }` →
- * `{ views: [{ png (base64), width, height, caption, model? }], picture }`, or with
- * `answer: "binary"` the same as `encodeRenderAnswer`'s bytes (what the browser asks for: no base64
- * on the wire). `model: true` adds each view's compact copy for a vision request; `visible: true`
- * (views in the chat's visible area) draws them before renders already queued for others.
+ * `POST render { address, data?, expectSha256?, view | views, record, answer?, model?, visible?,
+ * width? }` → `{ views: [{ png (base64), width, height, caption, model?, shrunkFrom? }], picture }`,
+ * or with `answer: "binary"` the same as `encodeRenderAnswer`'s bytes (what the browser asks for:
+ * no base64 on the wire). `model: true` adds each view's compact copy for a vision request; `visible: true`
+ * (views in the chat's visible area) draws them before renders already queued for others;
+ * `width` draws views wider than that at that width, for display (model copies stay full size).
  */
 export const renderRoute: JsonRoute = async (body, ctx) => {
   const parsed = RenderRequest.safeParse(body);
@@ -58,7 +59,7 @@ export const renderRoute: JsonRoute = async (body, ctx) => {
   const views = await Promise.all(
     specs.map(async spec => {
       const [view, copy] = await Promise.all([
-        renderView(picture, spec, record, { lane }),
+        renderView(picture, spec, record, { lane, width: request.width }),
         request.model ? renderView(picture, spec, record, { format: 'model', lane }) : undefined
       ]);
       return { ...view, model: copy && { mime: modelMime(copy), bytes: copy.bytes } };
@@ -83,6 +84,7 @@ export const renderRoute: JsonRoute = async (body, ctx) => {
       width: view.width,
       height: view.height,
       caption: view.caption,
+      ...(view.shrunkFrom ? { shrunkFrom: view.shrunkFrom } : {}),
       ...(view.model
         ? { model: { mime: view.model.mime, data: view.model.bytes.toString('base64') } }
         : {})

@@ -19,6 +19,7 @@ import {
   describeView,
   drawGeometry,
   sheetOverlayParts,
+  shrinkGeometry,
   viewGeometry,
   VisionError,
   type Pane,
@@ -102,6 +103,8 @@ export interface RenderedView {
   readonly width: number;
   readonly height: number;
   readonly caption: string;
+  /** The view's own size, when it was drawn smaller for display (`RenderOptions.width`). */
+  readonly shrunkFrom?: { readonly width: number; readonly height: number };
 }
 
 async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promise<RawImage> {
@@ -191,6 +194,12 @@ export interface RenderOptions {
   readonly format?: ViewFormat;
   /** `visible` goes before queued `background` renders (see render-queue). */
   readonly lane?: RenderLane;
+  /**
+   * Draw a view wider than this at this width instead, for display (the chat shows views at the
+   * sidebar's width): the same picture as the full view shrunk, at a fraction of the work and
+   * bytes. Its caption is the full view's.
+   */
+  readonly width?: number;
 }
 
 /**
@@ -292,24 +301,28 @@ export async function renderView(
   options: RenderOptions = {}
 ): Promise<RenderedView> {
   const format = options.format ?? 'png';
-  let geometry: ViewGeometry;
+  let full: ViewGeometry;
   try {
-    geometry = viewGeometry(spec, record, picture);
+    full = viewGeometry(spec, record, picture);
   } catch (error) {
     throw error instanceof VisionError ? new HttpError(400, error.message, error.code) : error;
   }
+  const geometry = options.width ? shrinkGeometry(full, options.width) : full;
+  const shrunk = geometry !== full;
   const recordHash = createHash('sha256').update(JSON.stringify(record)).digest('hex');
-  const view = `${picture.sha256}/${recordHash}/${JSON.stringify(spec)}`;
+  const size = shrunk ? `@${geometry.width}` : '';
+  const view = `${picture.sha256}/${recordHash}/${JSON.stringify(spec)}${size}`;
   return renderedViews.getOrCreate(`${format}/${view}`, () =>
     renders.use(async () => {
       try {
-        const canvas = await sharedCanvas(view, () => drawCanvas(picture, geometry, record));
+        const canvas = await sharedCanvas(view, () => drawCanvas(picture, geometry, record, full));
         return {
           bytes: await encodeView(canvas, format),
           mime: format === 'model' ? 'image/jpeg' : 'image/png',
           width: geometry.width,
           height: geometry.height,
-          caption: describeView(geometry, record, picture)
+          caption: describeView(full, record, picture),
+          ...(shrunk ? { shrunkFrom: { width: full.width, height: full.height } } : {})
         } satisfies RenderedView;
       } finally {
         collectWhenIdle(renders);
@@ -318,12 +331,18 @@ export async function renderView(
   );
 }
 
+/**
+ * A view's canvas: its panes' pixels laid out, and its overlay over them. A view drawn smaller
+ * than its own geometry `full` (for display) has the full view's overlay SVG drawn at its size;
+ * a full-size sheet is drawn in parts (`drawSheet`).
+ */
 async function drawCanvas(
   picture: Picture,
   geometry: ViewGeometry,
-  record: VisionRecord
+  record: VisionRecord,
+  full: ViewGeometry = geometry
 ): Promise<RawImage> {
-  if (geometry.kind === 'sheet') {
+  if (geometry.kind === 'sheet' && geometry === full) {
     return drawSheet(picture, geometry, record);
   }
   // The decode starts first (libvips queues it on libuv's pool at once), so drawing the overlay's
@@ -332,7 +351,10 @@ async function drawCanvas(
     throw decodeError(picture, error);
   });
   const overlay = (async () =>
-    rasterizeOverlay(overlayGlyphs().outlineText(drawGeometry(geometry, record)), geometry))();
+    rasterizeOverlay(
+      overlayGlyphs().outlineText(drawGeometry(full, record, geometry)),
+      geometry
+    ))();
   const [layer, canvas] = await Promise.all([overlay, base]);
   return compositeOver(canvas, layer);
 }

@@ -19,6 +19,11 @@ export interface ToolImage {
   readonly caption: string;
   /** The same view encoded for the model (a fraction of the PNG's bytes), when it was asked for. */
   readonly model?: ModelImage;
+  /**
+   * The view's own size when `png` is the view drawn smaller for display (`width` and `height`
+   * are then the PNG's): the viewer, an export or an insert asks for the full view.
+   */
+  readonly shrunkFrom?: { readonly width: number; readonly height: number };
 }
 
 /** What a tool call produced. */

@@ -13,6 +13,9 @@ import { ViewSpec } from './vision/geometry';
 /** Most views one `render` request may ask for. */
 export const MAX_VIEWS_PER_REQUEST = 8;
 
+/** Narrowest width a view may be asked for at (`RenderRequest.width`). */
+export const MIN_DISPLAY_WIDTH = 64;
+
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
 /** `GET version`. */
@@ -79,7 +82,14 @@ export const RenderRequest = PictureRequest.extend({
    */
   model: z.boolean().optional(),
   /** The views are in the chat's visible area: drawn before views queued for off-screen cards. */
-  visible: z.boolean().optional()
+  visible: z.boolean().optional(),
+  /**
+   * Draw each view wider than this many pixels at this width (its height in proportion), for
+   * display: the chat shows views at the sidebar's width. The same picture as the full view
+   * shrunk, at a fraction of the work and bytes; the answer gives the full size as `shrunkFrom`.
+   * Model copies are always full size.
+   */
+  width: z.number().int().min(MIN_DISPLAY_WIDTH).max(4096).optional()
 }).refine(body => (body.view === undefined) !== (body.views === undefined), {
   message: 'give exactly one of "view" or "views"'
 });
@@ -98,13 +108,22 @@ export type ModelImageMime = (typeof MODEL_IMAGE_MIMES)[number];
 export const ModelImage = z.looseObject({ mime: z.enum(MODEL_IMAGE_MIMES), data: Base64 });
 export type ModelImage = z.infer<typeof ModelImage>;
 
-/** One rendered view: a PNG (base64) with its size and caption, and its model copy if asked. */
+const Size = z.looseObject({
+  width: z.number().int().positive(),
+  height: z.number().int().positive()
+});
+
+/**
+ * One rendered view: a PNG (base64) with its size and caption, its model copy if asked, and the
+ * view's own size when the PNG is the view drawn smaller for display (`RenderRequest.width`).
+ */
 export const RenderedView = z.looseObject({
   png: Base64,
   width: z.number().int().positive(),
   height: z.number().int().positive(),
   caption: z.string(),
-  model: ModelImage.optional()
+  model: ModelImage.optional(),
+  shrunkFrom: Size.optional()
 });
 
 /** `POST render`'s answer: the views, and the picture they were drawn over. */
@@ -157,6 +176,7 @@ export interface RenderedViewBytes {
   readonly height: number;
   readonly caption: string;
   readonly model?: { readonly mime: ModelImageMime; readonly bytes: Uint8Array };
+  readonly shrunkFrom?: { readonly width: number; readonly height: number };
 }
 
 /** A binary `render` answer that cannot be read: a server of another version, or a cut answer. */
@@ -179,12 +199,13 @@ export function encodeRenderAnswer(
   picture: PictureInfo
 ): Uint8Array {
   const header: BinaryHeader = {
-    views: views.map(({ width, height, caption, png, model }) => ({
+    views: views.map(({ width, height, caption, png, model, shrunkFrom }) => ({
       width,
       height,
       caption,
       pngBytes: png.length,
-      ...(model ? { model: { mime: model.mime, bytes: model.bytes.length } } : {})
+      ...(model ? { model: { mime: model.mime, bytes: model.bytes.length } } : {}),
+      ...(shrunkFrom ? { shrunkFrom: { width: shrunkFrom.width, height: shrunkFrom.height } } : {})
     })),
     picture
   };
@@ -234,21 +255,33 @@ export function decodeRenderAnswer(bytes: Uint8Array): {
     throw new WireFormatError(`header ${issue?.path.join('.') ?? ''}: ${issue?.message}`);
   }
   let offset = 8 + headerLength;
-  const views = parsed.data.views.map(({ pngBytes, width, height, caption, model }, index) => {
+  const views = parsed.data.views.map((header, index) => {
+    const { pngBytes, width, height, caption, model } = header;
     const png = bytes.subarray(offset, offset + pngBytes);
     if (png.length !== pngBytes || !startsWith(png, 0, PNG_SIGNATURE)) {
       throw new WireFormatError(`view ${index + 1} is not a whole PNG`);
     }
     offset += pngBytes;
+    const shrunkFrom = header.shrunkFrom && {
+      width: header.shrunkFrom.width,
+      height: header.shrunkFrom.height
+    };
     if (!model) {
-      return { png, width, height, caption };
+      return { png, width, height, caption, ...(shrunkFrom ? { shrunkFrom } : {}) };
     }
     const copy = bytes.subarray(offset, offset + model.bytes);
     if (copy.length !== model.bytes || !startsWith(copy, 0, MODEL_SIGNATURES[model.mime])) {
       throw new WireFormatError(`view ${index + 1}'s model copy is not a whole ${model.mime}`);
     }
     offset += model.bytes;
-    return { png, width, height, caption, model: { mime: model.mime, bytes: copy } };
+    return {
+      png,
+      width,
+      height,
+      caption,
+      model: { mime: model.mime, bytes: copy },
+      ...(shrunkFrom ? { shrunkFrom } : {})
+    };
   });
   if (offset !== bytes.length) {
     throw new WireFormatError(`${bytes.length - offset} bytes follow the last view`);

@@ -3,6 +3,7 @@
  * item (stable across renders) and a signature of what the element shows.
  */
 import type { ChatItem } from '../chat/cards';
+import type { ViewsState } from '../chat/vision-views';
 
 /** The key of an item; colliding ids get a `#n` suffix from the caller. */
 export function baseKey(item: ChatItem): string {
@@ -17,6 +18,16 @@ export function baseKey(item: ChatItem): string {
     case 'orphan-result':
       return `orphan:${item.message.id}`;
   }
+}
+
+/**
+ * What a vision card's views are, for {@link signatureOf}: their state, and for drawn views the
+ * width each was drawn at, so views drawn again for a wider chat replace the narrower ones shown.
+ */
+export function viewsSignature(state: ViewsState): string {
+  return state.kind === 'ready'
+    ? `ready@${state.views.map(view => view.width).join(',')}`
+    : state.kind;
 }
 
 /**

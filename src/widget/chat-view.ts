@@ -19,7 +19,7 @@ import { EndFollower } from './chat-follow';
 import { chatNotices } from './chat-notices';
 import { AssistantMessageView, renderUserMessage, type MessageActions } from './chat-items';
 import { placeInChunks } from './chat-chunks';
-import { baseKey, endSignature, signatureOf } from './chat-keys';
+import { baseKey, endSignature, signatureOf, viewsSignature } from './chat-keys';
 import { isVisionTool } from '../tools/vision';
 import { Composer } from './composer';
 import { ViewportGate } from './chat-viewport';
@@ -285,7 +285,8 @@ export class ChatView extends Widget {
       seen.set(base, count + 1);
       const key = count ? `${base}#${count}` : base;
       used.add(key);
-      const views = item.kind === 'tool' ? this.session.visionViews.state(item.call.id).kind : '';
+      const views =
+        item.kind === 'tool' ? viewsSignature(this.session.visionViews.state(item.call.id)) : '';
       const signature = signatureOf(item, views);
       let rendered = this._rendered.get(key);
       if (!rendered || rendered.signature !== signature) {

@@ -13,7 +13,13 @@ export const SMALL_SCALE = 0.6;
  * Show a hint under a picture while it is drawn below {@link SMALL_SCALE} of its size (the sidebar
  * is narrow): labels at that scale are hard to read, and a click opens the viewer.
  */
-export function watchScale(figure: HTMLElement, img: HTMLImageElement, action: string): void {
+export function watchScale(
+  figure: HTMLElement,
+  img: HTMLImageElement,
+  action: string,
+  /** The picture's own width, when it was drawn at another (a view drawn for display). */
+  width?: number
+): void {
   const hint = document.createElement('div');
   hint.className = 'jp-FigureChat-figure-hint';
   hint.hidden = true;
@@ -22,7 +28,7 @@ export function watchScale(figure: HTMLElement, img: HTMLImageElement, action: s
   // Read once, when the picture has loaded: `naturalWidth` of an SVG picture is computed on each
   // read (its document sized again), which on every resize of 60 pictures cost ~100 ms of the
   // reopen benchmark's main thread.
-  let natural = 0;
+  let natural = width ?? 0;
   const update = (): void => {
     if (!natural || !drawn) {
       return;
@@ -38,7 +44,7 @@ export function watchScale(figure: HTMLElement, img: HTMLImageElement, action: s
   };
   if (typeof ResizeObserver === 'undefined') {
     img.addEventListener('load', () => {
-      natural = img.naturalWidth;
+      natural = width ?? img.naturalWidth;
       drawn = img.clientWidth;
       update();
     });
@@ -49,7 +55,7 @@ export function watchScale(figure: HTMLElement, img: HTMLImageElement, action: s
   // picture (60 when the benchmark conversation reopens). A picture that loads at the size it was
   // laid out at gets no resize: its load updates too.
   img.addEventListener('load', () => {
-    natural = img.naturalWidth;
+    natural = width ?? img.naturalWidth;
     update();
   });
   new ResizeObserver(entries => {

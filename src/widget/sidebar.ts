@@ -25,6 +25,9 @@ export interface SidebarOptions extends Omit<ChatViewOptions, 'session'> {
   readonly actions: ReadonlyArray<{ label: string; title: string; id: string; run(): void }>;
 }
 
+/** How long a widening resize must settle before views drawn narrower are drawn again. */
+const WIDEN_DELAY_MS = 300;
+
 /** The sidebar panel. */
 export class FigureChatSidebar extends Panel {
   private readonly _views = new Map<NotebookPanel, ChatView>();
@@ -32,6 +35,9 @@ export class FigureChatSidebar extends Panel {
   private readonly _title: HTMLElement;
   private readonly _model: HTMLElement;
   private _current: NotebookPanel | null = null;
+  /** The panel's width in CSS pixels as its last resize said, or -1 until measured. */
+  private _width = -1;
+  private _widened: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly _options: SidebarOptions) {
     super();
@@ -109,7 +115,8 @@ export class FigureChatSidebar extends Panel {
     }
     if (!view) {
       const model = panel.context.model;
-      const session = new ChatSession(model, this._options.services, panel.context.saveState);
+      const services = { ...this._options.services, viewWidth: () => this._viewWidth() };
+      const session = new ChatSession(model, services, panel.context.saveState);
       view = new ChatView({ ...this._options, session });
       this._views.set(panel, view);
       this.addWidget(view);
@@ -119,6 +126,33 @@ export class FigureChatSidebar extends Panel {
     this._placeholder.hide();
     view.show();
     this._updateTitle();
+  }
+
+  protected onResize(msg: Widget.ResizeMessage): void {
+    super.onResize(msg);
+    const wider = msg.width < 0 || msg.width > this._width;
+    this._width = msg.width;
+    if (wider) {
+      // Once the resize settles (dragging the sidebar's edge resizes it at every step).
+      clearTimeout(this._widened);
+      this._widened = setTimeout(() => {
+        for (const view of this._views.values()) {
+          view.session.visionViews.widthChanged();
+        }
+      }, WIDEN_DELAY_MS);
+    }
+  }
+
+  /**
+   * The width views are shown at, in device pixels (they fit the chat's width): at most the
+   * panel's. Measured only when no resize has said it (a read of `clientWidth` lays the page
+   * out, and requests for views go out while the chat is being built).
+   */
+  private _viewWidth(): number | undefined {
+    if (this._width < 0) {
+      this._width = this.node.clientWidth;
+    }
+    return this._width > 0 ? this._width * window.devicePixelRatio : undefined;
   }
 
   private _forget(panel: NotebookPanel): void {
@@ -153,6 +187,7 @@ export class FigureChatSidebar extends Panel {
   }
 
   dispose(): void {
+    clearTimeout(this._widened);
     for (const panel of [...this._views.keys()]) {
       this._forget(panel);
     }

@@ -4,6 +4,8 @@
  * replayed views); a changed or missing picture shows a notice and the text record instead of a
  * wrong view, and a call with no views is simply its card.
  */
+import { Notification } from '@jupyterlab/apputils';
+
 import type { ToolImage } from '../tools/registry';
 import type { VisionRecord } from '../tools/vision';
 import {
@@ -27,10 +29,28 @@ function viewFigure(
   const img = document.createElement('img');
   img.className = 'jp-FigureChat-figure-image';
   img.src = `data:image/png;base64,${view.png}`;
-  img.width = view.width;
-  img.height = view.height;
+  // Laid out at the view's own size (fitted to the chat), whatever size it was drawn at.
+  const size = view.shrunkFrom ?? view;
+  img.width = size.width;
+  img.height = size.height;
   img.title = context.trans.__('Click to open full size');
-  img.addEventListener('click', () => context.openLarger(img.src, view.caption));
+  img.addEventListener('click', () => {
+    if (!view.shrunkFrom) {
+      context.openLarger(img.src, view.caption);
+      return;
+    }
+    // Drawn for the chat's width: the viewer shows the full view, drawn now (once a session).
+    context.views.full(callId).then(
+      full => context.openLarger(`data:image/png;base64,${full[index].png}`, view.caption),
+      (error: unknown) =>
+        Notification.error(
+          context.trans.__(
+            'Could not draw the full view: %1',
+            error instanceof Error ? error.message : String(error)
+          )
+        )
+    );
+  });
   img.alt = renderViewCaption(view.caption, record).textContent ?? view.caption;
   // What the model read (address, region, sizes) stays available, folded away.
   const details = document.createElement('details');
@@ -41,7 +61,7 @@ function viewFigure(
   raw.textContent = view.caption;
   details.append(summary, raw);
   figure.append(img, renderViewCaption(view.caption, record), details);
-  watchScale(figure, img, context.trans.__('click to open larger'));
+  watchScale(figure, img, context.trans.__('click to open larger'), view.shrunkFrom?.width);
   const insert = insertButton(context, callId, index);
   if (insert) {
     figure.append(insert);

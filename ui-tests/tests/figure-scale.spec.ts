@@ -5,7 +5,13 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 
-import { chat, openChatSidebar, putConversationNotebook, SETTINGS } from './helpers';
+import {
+  chat,
+  displayedViewWidth,
+  openChatSidebar,
+  putConversationNotebook,
+  SETTINGS
+} from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -42,8 +48,11 @@ test('figures and views say the scale they are drawn at, and when it is small', 
   }, path);
   const figures = chat(page).locator('figure.jp-FigureChat-figure[data-scale]');
   await expect(figures).toHaveCount(2);
-  // Once per picture, when it has loaded, however often it is resized.
-  expect(await page.evaluate(() => Reflect.get(window, 'naturalWidthReads'))).toBe(2);
+  // At most once per picture, when it has loaded, however often it is resized (a view drawn at
+  // the chat's width says its own width: its picture's is not read at all).
+  expect(await page.evaluate(() => Reflect.get(window, 'naturalWidthReads'))).toBeLessThanOrEqual(
+    2
+  );
   /** Each picture's shown scale against the one measured now, and its hint. */
   const read = () =>
     figures.evaluateAll(elements =>
@@ -52,7 +61,8 @@ test('figures and views say the scale they are drawn at, and when it is small', 
         const hint = figure.querySelector('.jp-FigureChat-figure-hint') as HTMLElement;
         return {
           shown: Number((figure as HTMLElement).dataset.scale),
-          measured: img.clientWidth / img.naturalWidth,
+          // Against the picture's own width: a view drawn at the chat's width is laid out at it.
+          measured: img.clientWidth / (Number(img.getAttribute('width')) || img.naturalWidth),
           hint: hint.hidden ? null : hint.textContent
         };
       })
@@ -83,4 +93,92 @@ test('figures and views say the scale they are drawn at, and when it is small', 
   );
   await expect.poll(async () => (await read()).map(({ shown }) => shown)).not.toEqual(before);
   await check();
+
+  // The viewer shows the full view, not the small one the chat shows (drawn for it on the click).
+  const small = chat(page).locator('.jp-FigureChat-visionView img');
+  const [drawn, full] = await small.evaluate((img: HTMLImageElement) => [
+    img.naturalWidth,
+    Number(img.getAttribute('width'))
+  ]);
+  expect(drawn).toBeLessThan(full);
+  await small.click();
+  const viewer = page.locator('.jp-FigureChat-viewer-image');
+  await expect(viewer).toBeVisible();
+  await expect
+    .poll(() => viewer.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+    .toBe(full);
+});
+
+test('a widened sidebar draws its views again at the new width, never showing an empty card', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/widen.ipynb`;
+  await putConversationNotebook(page, path, { messages: 8, figures: 1, views: 1 });
+  await openChatSidebar(page);
+  await page.evaluate(async p => {
+    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
+    await window.jupyterapp.commands.execute('figure-chat:open');
+  }, path);
+  const img = chat(page).locator('.jp-FigureChat-visionView img');
+  await expect(img).toHaveCount(1);
+  await img.scrollIntoViewIfNeeded();
+  const drawn = (): Promise<number> =>
+    img.evaluate((image: HTMLImageElement) => (image.complete ? image.naturalWidth : 0));
+  const full = Number(await img.getAttribute('width'));
+  const narrow = await displayedViewWidth(page);
+  // The view (815 px wide) is drawn at the sidebar's width.
+  expect(narrow).toBeLessThan(full);
+  await expect.poll(drawn).toBe(narrow);
+
+  // From now on, every frame must show the view drawn (never a card without it, a placeholder,
+  // or a picture not yet decoded).
+  await page.evaluate(() => {
+    const frames = { all: 0, empty: [] as string[], watching: true };
+    Reflect.set(window, 'viewFrames', frames);
+    const look = (): void => {
+      frames.all += 1;
+      const images = [
+        ...document.querySelectorAll('#jp-figure-chat-sidebar .jp-FigureChat-visionView img')
+      ] as HTMLImageElement[];
+      const shown = images.filter(image => image.complete && image.naturalWidth > 0);
+      if (shown.length !== 1 || images.length !== 1) {
+        frames.empty.push(`frame ${frames.all}: ${shown.length} of ${images.length} drawn`);
+      }
+      if (frames.watching) {
+        requestAnimationFrame(look);
+      }
+    };
+    requestAnimationFrame(look);
+  });
+
+  // Widen the sidebar as a person does: drag the edge between the main area and it.
+  const handle = await page.evaluate(() => {
+    const edge = (document.querySelector('#jp-right-stack') as HTMLElement).getBoundingClientRect()
+      .left;
+    const [nearest] = [...document.querySelectorAll('#jp-main-split-panel > .lm-SplitPanel-handle')]
+      .map(element => element.getBoundingClientRect())
+      .filter(rect => rect.height > 0)
+      .sort((a, b) => Math.abs(a.right - edge) - Math.abs(b.right - edge));
+    return { x: nearest.left + nearest.width / 2, y: nearest.top + nearest.height / 2 };
+  });
+  await page.mouse.move(handle.x, handle.y);
+  await page.mouse.down();
+  await page.mouse.move(handle.x - 300, handle.y, { steps: 10 });
+  await page.mouse.up();
+  const wide = await displayedViewWidth(page);
+  expect(wide).toBeGreaterThan(narrow);
+  await expect.poll(drawn, { timeout: 15000 }).toBe(Math.min(wide, full));
+
+  const frames = await page.evaluate(() => {
+    const watched = Reflect.get(window, 'viewFrames') as {
+      all: number;
+      empty: string[];
+      watching: boolean;
+    };
+    watched.watching = false;
+    return watched;
+  });
+  expect(frames.all).toBeGreaterThan(10);
+  expect(frames.empty).toEqual([]);
 });

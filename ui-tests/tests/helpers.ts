@@ -23,6 +23,19 @@ export const SETTINGS = {
   }
 };
 
+/**
+ * The width replayed views are drawn at for the chat as it is now: the sidebar's width in device
+ * pixels rounded up to 64 (`displayWidth` in src/chat/vision-views.ts); a view no wider is drawn
+ * at its own width.
+ */
+export async function displayedViewWidth(page: IJupyterLabPageFixture): Promise<number> {
+  return page.evaluate(() => {
+    const sidebar = document.querySelector('#jp-figure-chat-sidebar') as HTMLElement;
+    const width = sidebar.offsetWidth * window.devicePixelRatio;
+    return Math.max(64, Math.ceil(width / 64) * 64);
+  });
+}
+
 /** Open the Figure Chat sidebar through its command. */
 export async function openChat(page: IJupyterLabPageFixture): Promise<void> {
   await page.evaluate(() => window.jupyterapp.commands.execute('figure-chat:open'));

@@ -21,6 +21,9 @@ test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: nul
 /** Enough close-ups that the oldest waits behind several requests of eight. */
 const VIEWS = 48;
 
+/** How late each render request is sent on (see the test). */
+const RENDER_DELAY_MS = 500;
+
 test('a vision card scrolled into view has its views drawn next', async ({ page, tmpPath }) => {
   const path = `${tmpPath}/scroll.ipynb`;
   await putConversationNotebook(page, path, { messages: 200, figures: 10, views: VIEWS });
@@ -28,10 +31,30 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
   await recordReadyOrder(page);
   // Every render request's body, in the order sent.
   const bodies: string[] = [];
+  // The oldest call's close-up (bench/conversation.ts places the nth at 100 + 5n, 60 + 3n).
+  const asksOldest = (body: string): boolean => body.includes('"105,63"');
+  const isRender = (url: URL): boolean => url.pathname.endsWith('/figure-chat/render');
   page.on('request', request => {
-    if (request.url().includes('/figure-chat/render')) {
+    if (isRender(new URL(request.url()))) {
       bodies.push(request.postData() ?? '');
     }
+  });
+  // Each render answered a moment late, as on a loaded machine. Requests for off-screen cards,
+  // and any for the oldest call, are answered only once the scroll below has landed: views drawn
+  // at the chat's width come back so fast that the queue drained to the oldest call while the
+  // scroll was still on its way (a busy page took a second over it), and its views came back
+  // mid-scroll and replaced its card under the scroll.
+  let scrolled = (): void => undefined;
+  const landed = new Promise<void>(resolve => (scrolled = resolve));
+  // By path: the page adds a query (a cache-buster) to each request, which a glob ending in
+  // `/render` never matched, so requests went unheld.
+  await page.route(isRender, async route => {
+    await new Promise(resolve => setTimeout(resolve, RENDER_DELAY_MS));
+    const body = route.request().postData() ?? '';
+    if (!body.includes('"visible":true') || asksOldest(body)) {
+      await landed;
+    }
+    await route.continue();
   });
   await page.evaluate(async p => {
     await window.jupyterapp.commands.execute('docmanager:open', { path: p });
@@ -43,8 +66,6 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
   // Every card built (off-screen ones in the background), the oldest call's views still queued.
   await expect(view.locator('.jp-FigureChat-lazy')).toHaveCount(0);
   const oldest = view.locator('.jp-FigureChat-vision[data-call-id="v1"]');
-  // The oldest call's close-up (bench/conversation.ts places the nth at 100 + 5n, 60 + 3n).
-  const asksOldest = (body: string): boolean => body.includes('"105,63"');
   expect(
     bodies.some(asksOldest),
     'the oldest call was asked for before its card was built: this machine is too fast for the test'
@@ -52,6 +73,7 @@ test('a vision card scrolled into view has its views drawn next', async ({ page,
   const sent = bodies.length;
   await oldest.scrollIntoViewIfNeeded();
   await expect(oldest).toBeInViewport();
+  scrolled();
 
   await expect(view.locator('.jp-FigureChat-visionView img')).toHaveCount(VIEWS, {
     timeout: 120000

@@ -1,9 +1,11 @@
 /**
  * The vision tools as a person sees them: the model marks a plot a cell produced, shows a map, a
- * close-up and a sheet inline; after save, restart and reload the views are re-rendered
- * identically from the picture and the transcript; when a marked picture file is deleted, replay
+ * close-up and a sheet inline; after save, restart and reload the views are re-rendered from the
+ * picture and the transcript at the chat's width, and the full views the viewer shows are
+ * identical to the live ones; when a marked picture file is deleted, replay
  * says so and shows the text record instead of a wrong view.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -14,6 +16,7 @@ import {
   ask,
   chat,
   createNotebookFile,
+  displayedViewWidth,
   modelRequests,
   openChat,
   openNotebook,
@@ -25,6 +28,11 @@ import {
 } from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
+
+/** A view's source, short enough to read in a failure. */
+function digest(src: string): string {
+  return `${src.slice(0, 30)}… sha256 ${createHash('sha256').update(src).digest('hex')}`;
+}
 
 async function viewSources(page: IJupyterLabPageFixture): Promise<string[]> {
   return chat(page)
@@ -78,8 +86,33 @@ test('marks, a close-up and a sheet over a cell plot replay identically after a 
   await reloadLab(page);
   await openNotebook(page, path);
   await openChat(page);
-  await expect(chat(page).locator('.jp-FigureChat-visionView')).toHaveCount(3);
-  expect(await viewSources(page)).toEqual(live);
+  const replayed = chat(page).locator('.jp-FigureChat-visionView img');
+  await expect(replayed).toHaveCount(3);
+  // Replayed views are drawn at the chat's width (none wider than the view itself)...
+  const width = await displayedViewWidth(page);
+  await expect
+    .poll(() =>
+      replayed.evaluateAll(images =>
+        images.map(image => {
+          const img = image as HTMLImageElement;
+          return img.complete ? img.naturalWidth : 0;
+        })
+      )
+    )
+    .toEqual(
+      await replayed.evaluateAll(
+        (images, at) => images.map(image => Math.min(at, Number(image.getAttribute('width')))),
+        width
+      )
+    );
+  // ...and the full views the viewer fetches on a click are the live ones, byte for byte.
+  for (let index = 0; index < live.length; index++) {
+    await replayed.nth(index).click();
+    const viewer = page.locator('.jp-FigureChat-viewer-image:visible');
+    await expect
+      .poll(async () => digest((await viewer.getAttribute('src')) ?? ''), { timeout: 30000 })
+      .toBe(digest(live[index]));
+  }
 });
 
 test('a deleted picture replays as a notice with the text record', async ({ page, tmpPath }) => {

@@ -330,13 +330,20 @@ function drawPane(pane: Pane, index: number, record: VisionRecord, geometry: Vie
   );
 }
 
-/** The overlay of a view whose geometry is already known, as an SVG document of the view's size. */
-export function drawGeometry(geometry: ViewGeometry, record: VisionRecord): string {
+/**
+ * The overlay of a view whose geometry is already known, as an SVG document of the view's size, or
+ * of `size` (a view drawn smaller for display: the same drawing, scaled).
+ */
+export function drawGeometry(
+  geometry: ViewGeometry,
+  record: VisionRecord,
+  size: { readonly width: number; readonly height: number } = geometry
+): string {
   const panes = geometry.panes
     .map((pane, index) => drawPane(pane, index, record, geometry))
     .join('');
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${geometry.width}" height="${geometry.height}" ` +
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}" ` +
     `viewBox="0 0 ${geometry.width} ${geometry.height}" font-family="${FONT_FAMILY}">${panes}</svg>`
   );
 }
