@@ -41,6 +41,7 @@ const CONCURRENT_RENDERS = 20;
 async function loadFigureChat() {
   const fc = await loadSources('vision', [
     "export * from './src/server/render';",
+    "export * from './src/server/enlarge';",
     "export * from './src/server/png-encode';",
     "export * from './src/server/render-route';",
     "export * from './src/server/pictures';",
@@ -240,9 +241,12 @@ async function medianPrepared(iterations, prepare, run) {
   return (await medianTimes(iterations, prepare, run)).wall;
 }
 
-/** The resize kernel of a pane, as src/server/render.ts chooses it. */
+/**
+ * libvips' resize kernel of a pane, as src/server/render-decode.ts chooses it (smooth enlargements
+ * are src/server/enlarge.ts's Catmull-Rom).
+ */
 function kernelOf(fc, pane) {
-  return { reduced: 'lanczos3', smooth: 'cubic', 'pixel-grid': 'nearest' }[fc.paneSampling(pane)];
+  return fc.paneSampling(pane) === 'pixel-grid' ? 'nearest' : 'lanczos3';
 }
 
 /**
@@ -252,7 +256,8 @@ function kernelOf(fc, pane) {
  *   band of rows its panes show, at full size (the rows above are skipped, not inverse-transformed);
  * - full decode: the whole picture at full size, what close-ups and sheets decoded before;
  * - resize: that decode plus the resize to the panes, as the renderer does it;
- * - overlay: the overlay drawn (SVG, glyph outlines) and rasterized by resvg, on its own;
+ * - overlay: the overlay drawn (SVG, glyph outlines) and rasterized by resvg, on its own (a
+ *   sheet's in parts, tile by tile, as the renderer draws it);
  * - encode: a bare PNG encode of the view's pixels by the renderer's encoder (./png-encode).
  * The floor is decode + encode: the least any renderer of this view with libvips can do.
  */
@@ -288,18 +293,22 @@ async function stagesOf(fc, overlay, sharp, jpeg, geometry, record, raw) {
     resize = async () => {
       const rows = await decode();
       return Promise.all(
-        panes.map(pane =>
-          sharp(rows, { raw: band })
-            .extract({
-              left: pane.region.x0,
-              top: pane.region.y0 - top,
-              width: pane.region.x1 - pane.region.x0,
-              height: pane.region.y1 - pane.region.y0
-            })
-            .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelOf(fc, pane) })
-            .raw()
-            .toBuffer()
-        )
+        panes.map(pane => {
+          const rect = {
+            left: pane.region.x0,
+            top: pane.region.y0 - top,
+            width: pane.region.x1 - pane.region.x0,
+            height: pane.region.y1 - pane.region.y0
+          };
+          // Smooth enlargements by src/server/enlarge.ts, the rest by libvips, as the renderer.
+          return fc.paneSampling(pane) === 'smooth'
+            ? fc.enlargeSmooth({ data: rows, raw: band }, rect, pane.width, pane.height)
+            : sharp(rows, { raw: band })
+                .extract(rect)
+                .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelOf(fc, pane) })
+                .raw()
+                .toBuffer();
+        })
       );
     };
   }
@@ -307,11 +316,14 @@ async function stagesOf(fc, overlay, sharp, jpeg, geometry, record, raw) {
     decode: await time(decode),
     fullDecode: await time(() => sharp(jpeg).raw().toBuffer()),
     resize: await time(resize),
+    // As the renderer draws it: a sheet's overlay in parts, tile by tile, any other whole.
     overlay: await time(() =>
-      overlay.rasterizeOverlay(
-        overlay.overlayGlyphs().outlineText(overlay.drawGeometry(geometry, record)),
-        geometry
-      )
+      geometry.kind === 'sheet'
+        ? overlay.rasterizeOverlayParts(overlay.sheetOverlayParts(geometry, record))
+        : overlay.rasterizeOverlay(
+            overlay.overlayGlyphs().outlineText(overlay.drawGeometry(geometry, record)),
+            geometry
+          )
     ),
     encode: await time(() => fc.encodePng({ data: raw.data, raw: raw.info }))
   };

@@ -6,7 +6,7 @@ import sharp, { type OutputInfo } from 'sharp';
 
 import type { RouteContext } from '../server/http';
 import { loadPicture } from '../server/pictures';
-import { encodePng, PngEncodeError } from '../server/png-encode';
+import { allocatePixels, encodePng, PngEncodeError } from '../server/png-encode';
 import { PNG_COMPRESSION_LEVEL, renderView } from '../server/render';
 import { writePhotoJpeg } from './helpers/photo';
 import { applyMarkArgs, emptyRecord, type ViewSpec } from '../tools/vision';
@@ -89,6 +89,34 @@ describe('encodePng', () => {
         expect(back.equals(data)).toBe(true);
       }
     }
+  });
+
+  it('reads pixels allocated behind their header in place, and only as the size they were made', async () => {
+    for (const channels of [1, 3] as const) {
+      const data = allocatePixels(6, 4, channels);
+      expect(data.length).toBe(6 * 4 * channels);
+      expect(data.every(byte => byte === 0)).toBe(true);
+      for (let i = 0; i < data.length; i++) {
+        data[i] = (i * 37) & 255;
+      }
+      const png = await encodePng({ data, raw: { width: 6, height: 4, channels } });
+      const back = await (channels === 1 ? sharp(png).extractChannel(0) : sharp(png))
+        .raw()
+        .toBuffer();
+      expect(back.equals(data)).toBe(true);
+      // The same bytes said to be another shape: the header in front no longer fits, so it is not
+      // used, and the PNG has the shape asked for.
+      const turned = await encodePng({ data, raw: { width: 4, height: 6, channels } });
+      expect(await sharp(turned).metadata()).toMatchObject({ width: 4, height: 6 });
+      // A part of them is not what was allocated: encoded from a copy, not from what lies before it.
+      const rows = data.subarray(6 * channels);
+      const tail = await encodePng({ data: rows, raw: { width: 6, height: 3, channels } });
+      const tailBack = await (channels === 1 ? sharp(tail).extractChannel(0) : sharp(tail))
+        .raw()
+        .toBuffer();
+      expect(tailBack.equals(rows)).toBe(true);
+    }
+    expect(() => allocatePixels(0, 4, 3)).toThrow(PngEncodeError);
   });
 
   it('refuses pixels that are not 8-bit grey, RGB or RGBA, saying what it got', async () => {

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js';
 import type { OverlayOptions } from 'sharp';
 
-import { FONT_FAMILY, type ViewGeometry } from '../tools/vision';
+import {
+  FONT_FAMILY,
+  overlayPartSvg,
+  type OverlayCanvas,
+  type OverlayPart,
+  type ViewGeometry
+} from '../tools/vision';
 import { GlyphCache } from './glyphs';
 import { fontDirectory } from './svg-fonts';
 
@@ -42,22 +48,56 @@ export function overlayGlyphs(): GlyphCache {
   return glyphCache;
 }
 
-/** Rasterize a view's overlay (drawn by the pure core) as a layer for sharp to composite. */
-export async function rasterizeOverlay(
-  svg: string,
-  geometry: ViewGeometry
-): Promise<OverlayOptions> {
+/** resvg's options for an overlay: the font only when text is left after outlining. */
+function optionsFor(svg: string): ResvgRenderOptions {
   // Labels reach resvg as outlines: with no text left, loading the font file for every render
   // would only cost time and allocations.
-  const image = await renderAsync(svg, svg.includes('<text') ? resvgOverlayOptions() : NO_FONTS);
-  if (image.width !== geometry.width || image.height !== geometry.height) {
-    throw new Error(
-      `overlay rendered at ${image.width}×${image.height}, not ${geometry.width}×${geometry.height}`
-    );
+  return svg.includes('<text') ? resvgOverlayOptions() : NO_FONTS;
+}
+
+/**
+ * An overlay SVG rasterized as a premultiplied RGBA layer of `width`×`height` (what the SVG says
+ * its size is; anything else is a bug in the drawing, not the picture's fault).
+ */
+async function rasterize(svg: string, width: number, height: number): Promise<OverlayOptions> {
+  const image = await renderAsync(svg, optionsFor(svg));
+  if (image.width !== width || image.height !== height) {
+    throw new Error(`overlay rendered at ${image.width}×${image.height}, not ${width}×${height}`);
   }
   // resvg's pixels are premultiplied RGBA; saying so spares sharp a conversion and keeps edges exact.
-  return {
-    input: image.pixels,
-    raw: { width: image.width, height: image.height, channels: 4, premultiplied: true }
-  };
+  return { input: image.pixels, raw: { width, height, channels: 4, premultiplied: true } };
+}
+
+/** Rasterize a view's overlay (drawn by the pure core) as a layer for sharp to composite. */
+export function rasterizeOverlay(svg: string, geometry: ViewGeometry): Promise<OverlayOptions> {
+  return rasterize(svg, geometry.width, geometry.height);
+}
+
+/** One canvas of an overlay part, rasterized: a layer of its `drawn` rectangle. */
+export interface OverlayLayer {
+  readonly canvas: OverlayCanvas;
+  readonly layer: OverlayOptions;
+}
+
+/**
+ * Rasterize an overlay drawn in parts (a sheet's, see `sheetOverlayParts`), each canvas on its
+ * own: resvg's cost grows with the canvas' area, and the canvases rasterize side by side on
+ * libuv's pool (beside the picture's decode). The layers come back in the parts' order.
+ */
+export function rasterizeOverlayParts(parts: readonly OverlayPart[]): Promise<OverlayLayer[]> {
+  const glyphs = overlayGlyphs();
+  const layers: Array<Promise<OverlayLayer>> = [];
+  for (const part of parts) {
+    const content = glyphs.outlineText(part.content);
+    for (const canvas of part.canvases) {
+      const { drawn } = canvas;
+      layers.push(
+        rasterize(overlayPartSvg(content, drawn), drawn.width, drawn.height).then(layer => ({
+          canvas,
+          layer
+        }))
+      );
+    }
+  }
+  return Promise.all(layers);
 }

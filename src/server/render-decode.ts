@@ -6,6 +6,7 @@ import sharp, { type KernelEnum, type Sharp } from 'sharp';
 
 import { paneSampling, type Pane } from '../tools/vision';
 import { ByteCache, type ByteCacheStats } from './byte-cache';
+import { enlargeSmooth, type PixelRect } from './enlarge';
 import { HttpError } from './http';
 import { LIMIT_INPUT_PIXELS, type Picture } from './pictures';
 
@@ -49,33 +50,42 @@ export function decodeError(picture: Picture, error: unknown): unknown {
   );
 }
 
+/** libvips' kernel for a pane it resizes (smooth enlargements are ./enlarge's). */
 function kernelFor(pane: Pane): keyof KernelEnum {
-  switch (paneSampling(pane)) {
-    case 'reduced':
-      return 'lanczos3';
-    // Catmull-Rom: sharper than Mitchell, and at large factors without Lanczos' ringing around
-    // the hard edges of text and lines.
-    case 'smooth':
-      return 'cubic';
-    case 'pixel-grid':
-      return 'nearest';
-  }
+  return paneSampling(pane) === 'pixel-grid' ? 'nearest' : 'lanczos3';
+}
+
+/** A pane's region of the picture, as a rectangle of an image whose first row is picture row `top`. */
+function regionRect(pane: Pane, top = 0): PixelRect {
+  const { region } = pane;
+  return {
+    left: region.x0,
+    top: region.y0 - top,
+    width: region.x1 - region.x0,
+    height: region.y1 - region.y0
+  };
 }
 
 /**
- * A pane's region of the picture, resized to the pane. `top` is the picture row of the image's
- * first row (a band of decoded rows starts below the picture's top).
+ * A pane's region of the picture, resized to the pane by libvips: reductions (Lanczos 3) and pixel
+ * grids (nearest neighbour). `top` is the picture row of the image's first row (a band of decoded
+ * rows starts below the picture's top).
  */
 function resizePane(image: Sharp, pane: Pane, top = 0): Sharp {
-  const { region } = pane;
   return image
-    .extract({
-      left: region.x0,
-      top: region.y0 - top,
-      width: region.x1 - region.x0,
-      height: region.y1 - region.y0
-    })
+    .extract(regionRect(pane, top))
     .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) });
+}
+
+/**
+ * A pane's region of decoded pixels (rows from picture row `top`), resized to the pane: smooth
+ * enlargements by ./enlarge (Catmull-Rom: sharper than Mitchell, and at large factors without
+ * Lanczos' ringing around the hard edges of text and lines), the rest by libvips.
+ */
+function resizeDecoded(image: RawImage, pane: Pane, top = 0): Promise<RawImage> {
+  return paneSampling(pane) === 'smooth'
+    ? enlargeSmooth(image, regionRect(pane, top), pane.width, pane.height)
+    : toRaw(resizePane(sharp(image.data, { raw: image.raw }), pane, top));
 }
 
 /** Decoded pixels of picture rows [top, top + raw.height) (the whole picture when top is 0). */
@@ -102,9 +112,9 @@ function cachedRows(picture: Picture, top: number, bottom: number): DecodedRows 
  * on white), kept in a byte-bounded cache by fingerprint; `undefined` when the rows would take
  * more than {@link DECODE_ONCE_BYTES}: the caller decodes from the file per view.
  *
- * Only the band of rows the view needs is decoded: libjpeg skips the rows above it without their
- * inverse DCT and stops below it, so a close-up near the top of a photo costs a fifth of a full
- * decode. A later view outside the cached band decodes the band that covers both, which then
+ * Only the band of rows the view needs is kept, and the decode stops below it, so a close-up near
+ * the top of a photo costs a fifth of a full decode (the rows above the band are still decoded in
+ * full: this libvips does not skip them, measured on 2026-12-01). A later view outside the cached band decodes the band that covers both, which then
  * replaces it: a conversation's views converge on one decode of the picture.
  */
 async function decodeRows(
@@ -151,18 +161,35 @@ async function decodeRows(
  * and no resize, and the cache holds the view's pixels (2.4 MB for a map), not a larger decode.
  */
 export function wholeAtPaneSize(picture: Picture, pane: Pane): Promise<RawImage> {
-  const kernel = kernelFor(pane);
+  const sampling = paneSampling(pane);
   return decodedPictures.getOrCreate(
-    `${picture.sha256}/whole/${pane.width}x${pane.height}/${kernel}`,
+    `${picture.sha256}/whole/${pane.width}x${pane.height}/${sampling}`,
     async () => ({
-      ...(await toRaw(
-        sharp(picture.bytes, decodeOptions)
-          .resize(pane.width, pane.height, { fit: 'fill', kernel })
-          .flatten({ background: '#ffffff' })
-      )),
+      ...(sampling === 'smooth'
+        ? // An enlargement: the picture is smaller than the pane, so decoding it whole is cheap.
+          await resizeDecoded(await toRaw(fromFile(picture)), pane)
+        : await toRaw(
+            sharp(picture.bytes, decodeOptions)
+              .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) })
+              .flatten({ background: '#ffffff' })
+          )),
       top: 0
     })
   );
+}
+
+/** A pane resized from decoded rows, or, without them (a picture too large to keep), from the file. */
+async function resizeOne(
+  picture: Picture,
+  rows: DecodedRows | undefined,
+  pane: Pane
+): Promise<RawImage> {
+  if (rows) {
+    return resizeDecoded(rows, pane, rows.top);
+  }
+  return paneSampling(pane) === 'smooth'
+    ? resizeDecoded(await toRaw(fromFile(picture).extract(regionRect(pane))), pane)
+    : toRaw(resizePane(fromFile(picture), pane));
 }
 
 /**
@@ -173,18 +200,43 @@ export function resizePanes(picture: Picture, panes: readonly Pane[]): Promise<R
   const top = Math.min(...panes.map(pane => pane.region.y0));
   const bottom = Math.max(...panes.map(pane => pane.region.y1));
   const resizeFrom = (rows: DecodedRows | undefined): Promise<RawImage[]> =>
-    Promise.all(
-      panes.map(pane =>
-        toRaw(
-          rows
-            ? resizePane(sharp(rows.data, { raw: rows.raw }), pane, rows.top)
-            : resizePane(fromFile(picture), pane)
-        )
-      )
-    );
+    Promise.all(panes.map(pane => resizeOne(picture, rows, pane)));
   // Cached rows start resizing at once, before the caller goes on to draw the overlay.
   const cached = cachedRows(picture, top, bottom);
   return cached ? resizeFrom(cached) : decodeRows(picture, top, bottom).then(resizeFrom);
+}
+
+/**
+ * A sheet's tiles, one promise each (the caller places each tile as it comes), each kept by
+ * fingerprint, region, size and sampling: the sheet drawn again with new marks, or another sheet
+ * sharing tiles, resizes nothing, and its decode covers only the rows of tiles not kept. The rest
+ * is resized from one band of decoded rows covering them, or, for pictures too large to keep,
+ * each from the file.
+ */
+export function resizeTiles(picture: Picture, panes: readonly Pane[]): Array<Promise<RawImage>> {
+  const keyOf = (pane: Pane): string => {
+    const { x0, y0, x1, y1 } = pane.region;
+    return `${picture.sha256}/tile/${x0},${y0},${x1},${y1}/${pane.width}x${pane.height}/${paneSampling(pane)}`;
+  };
+  const missing = panes.filter(pane => decodedPictures.get(keyOf(pane)) === undefined);
+  let rows: Promise<DecodedRows | undefined> | undefined;
+  const source = (): Promise<DecodedRows | undefined> => {
+    if (!rows) {
+      // A tile kept a moment ago may have been evicted since: then its own rows are wanted.
+      const wanted = missing.length ? missing : panes;
+      const top = Math.min(...wanted.map(pane => pane.region.y0));
+      const bottom = Math.max(...wanted.map(pane => pane.region.y1));
+      const cached = cachedRows(picture, top, bottom);
+      rows = cached ? Promise.resolve(cached) : decodeRows(picture, top, bottom);
+    }
+    return rows;
+  };
+  return panes.map(pane =>
+    decodedPictures.getOrCreate(keyOf(pane), async () => {
+      const tile = await resizeOne(picture, await source(), pane);
+      return { ...tile, top: 0 };
+    })
+  );
 }
 
 /** A view's source straight from the file, for pictures too large to keep decoded. */

@@ -35,6 +35,8 @@ export const MIN_TICK_SPACING = 64;
 export const RULER_COLOUR = '#e8e8e8';
 
 const MARK_FONT_SIZE = 13;
+/** Font size of a sheet tile's label (./sheet-parts sizes its strip by it). */
+export const TILE_LABEL_FONT_SIZE = 12;
 const HALO = '#000000';
 
 /** A tick label that was kept: centred at `(x, y)` in view pixels, `width` × `height` large. */
@@ -165,21 +167,46 @@ function drawTicks(pane: Pane): string {
   );
 }
 
-function drawMark(pane: Pane, mark: Mark, covered: boolean): string {
+/** A rectangle of view pixels, by its edges. */
+export interface Box {
+  readonly x0: number;
+  readonly y0: number;
+  readonly x1: number;
+  readonly y1: number;
+}
+
+/**
+ * One element of a pane's content with where its ink may reach (stroke and antialiasing
+ * included), and whether it has curves: the rasterizer cuts a path at its canvas' edge, which
+ * leaves straight, axis-aligned strokes as they were but flattens a cut curve differently.
+ */
+export interface Drawn {
+  readonly svg: string;
+  readonly box: Box;
+  readonly curved: boolean;
+}
+
+function drawMark(pane: Pane, mark: Mark, covered: boolean): Drawn[] {
   const colour = PALETTE_HEX[mark.colour];
   const fill = covered ? colour : 'none';
-  let shape: string;
+  let shape: Drawn;
   let numberX: number;
   let numberY: number;
+  // The halo's stroke reaches 2.5 past the shape's outline; 2 more for antialiasing and rounding.
+  const reach = 4.5;
   if (mark.kind === 'point') {
     const cx = toViewX(pane, mark.x);
     const cy = toViewY(pane, mark.y);
     const rx = Math.max(2, mark.r * pane.sx);
     const ry = Math.max(2, mark.r * pane.sy);
     const geometry = `cx="${n(cx)}" cy="${n(cy)}" rx="${n(rx)}" ry="${n(ry)}"`;
-    shape =
-      `<ellipse ${geometry} fill="none" stroke="${HALO}" stroke-width="5" stroke-opacity="0.6"/>` +
-      `<ellipse ${geometry} fill="${fill}" stroke="${colour}" stroke-width="2.5"/>`;
+    shape = {
+      svg:
+        `<ellipse ${geometry} fill="none" stroke="${HALO}" stroke-width="5" stroke-opacity="0.6"/>` +
+        `<ellipse ${geometry} fill="${fill}" stroke="${colour}" stroke-width="2.5"/>`,
+      box: { x0: cx - rx - reach, y0: cy - ry - reach, x1: cx + rx + reach, y1: cy + ry + reach },
+      curved: true
+    };
     numberX = cx + rx * 0.71 + 2;
     numberY = cy - ry * 0.71 - 2;
   } else {
@@ -188,9 +215,13 @@ function drawMark(pane: Pane, mark: Mark, covered: boolean): string {
     const w = (mark.x1 - mark.x0) * pane.sx;
     const h = (mark.y1 - mark.y0) * pane.sy;
     const geometry = `x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}"`;
-    shape =
-      `<rect ${geometry} fill="none" stroke="${HALO}" stroke-width="5" stroke-opacity="0.6"/>` +
-      `<rect ${geometry} fill="${fill}" stroke="${colour}" stroke-width="2.5"/>`;
+    shape = {
+      svg:
+        `<rect ${geometry} fill="none" stroke="${HALO}" stroke-width="5" stroke-opacity="0.6"/>` +
+        `<rect ${geometry} fill="${fill}" stroke="${colour}" stroke-width="2.5"/>`,
+      box: { x0: x - reach, y0: y - reach, x1: x + w + reach, y1: y + h + reach },
+      curved: false
+    };
     numberX = x + 1;
     numberY = y - 4;
   }
@@ -198,58 +229,104 @@ function drawMark(pane: Pane, mark: Mark, covered: boolean): string {
   const width = String(mark.id).length * DIGIT_EM * MARK_FONT_SIZE;
   numberX = Math.min(Math.max(numberX, pane.left + 1), pane.left + pane.width - width - 1);
   numberY = Math.min(Math.max(numberY, pane.top + MARK_FONT_SIZE), pane.top + pane.height - 2);
-  return shape + haloText(String(mark.id), numberX, numberY, MARK_FONT_SIZE, colour, 'start');
+  const number: Drawn = {
+    svg: haloText(String(mark.id), numberX, numberY, MARK_FONT_SIZE, colour, 'start'),
+    // Digits stand on the baseline, below the font size; the halo is 1.5 wide.
+    box: {
+      x0: numberX - 3,
+      y0: numberY - MARK_FONT_SIZE - 3,
+      x1: numberX + width + 3,
+      y1: numberY + 3
+    },
+    curved: true
+  };
+  return [shape, number];
 }
 
-function drawCrosshair(pane: Pane): string {
+function drawCrosshair(pane: Pane): Drawn[] {
   if (!pane.focus) {
-    return '';
+    return [];
   }
-  const x = n(toViewX(pane, pane.focus.x));
-  const y = n(toViewY(pane, pane.focus.y));
+  const cx = toViewX(pane, pane.focus.x);
+  const cy = toViewY(pane, pane.focus.y);
+  const x = n(cx);
+  const y = n(cy);
   // A gap in the middle leaves the asked pixel itself visible.
   const d = `M${x} ${y}m-18 0h12m12 0h12M${x} ${y}m0 -18v12m0 12v12`;
-  return (
-    `<path d="${d}" stroke="${HALO}" stroke-width="4" fill="none"/>` +
-    `<path d="${d}" stroke="#ffffff" stroke-width="1.5" fill="none"/>`
-  );
+  return [
+    {
+      svg:
+        `<path d="${d}" stroke="${HALO}" stroke-width="4" fill="none"/>` +
+        `<path d="${d}" stroke="#ffffff" stroke-width="1.5" fill="none"/>`,
+      box: { x0: cx - 22, y0: cy - 22, x1: cx + 22, y1: cy + 22 },
+      curved: false
+    }
+  ];
 }
 
-function drawPane(pane: Pane, index: number, record: VisionRecord, geometry: ViewGeometry): string {
-  const clip = `pane${index}`;
+/**
+ * The marks a pane shows. A mark outside the pane is left out whole: its number, kept inside the
+ * pane, would point at something that is not there.
+ */
+function shownMarks(pane: Pane, record: VisionRecord): Mark[] {
   const { region } = pane;
-  // A mark outside the pane is left out whole: its number, kept inside the pane, would point at
-  // something that is not there.
-  const marks = record.marks
-    .filter(mark => {
-      const b = markBounds(mark);
-      return b.x1 >= region.x0 && b.x0 <= region.x1 && b.y1 >= region.y0 && b.y0 <= region.y1;
-    })
-    .map(mark => drawMark(pane, mark, geometry.cover.includes(mark.colour)))
+  return record.marks.filter(mark => {
+    const b = markBounds(mark);
+    return b.x1 >= region.x0 && b.x0 <= region.x1 && b.y1 >= region.y0 && b.y0 <= region.y1;
+  });
+}
+
+/** What a pane shows over its picture, element by element: its marks and crosshair. */
+export function paneElements(pane: Pane, record: VisionRecord, geometry: ViewGeometry): Drawn[] {
+  return [
+    ...shownMarks(pane, record).flatMap(mark =>
+      drawMark(pane, mark, geometry.cover.includes(mark.colour))
+    ),
+    ...drawCrosshair(pane)
+  ];
+}
+
+/** What a pane shows over its picture, drawn in view coordinates. */
+function paneContent(pane: Pane, record: VisionRecord, geometry: ViewGeometry): string {
+  return paneElements(pane, record, geometry)
+    .map(element => element.svg)
     .join('');
+}
+
+/** Baseline of a sheet tile's label, in its strip above the tile's x ruler. */
+function tileLabelBaseline(pane: Pane): number {
+  return pane.top - pane.margin.top - 5;
+}
+
+/** What a pane draws in its margin: rulers, and a sheet tile's label. */
+export function paneFrame(pane: Pane, geometry: ViewGeometry): string {
   const label =
     geometry.kind === 'sheet' && pane.label !== undefined
       ? haloText(
           pane.label,
           pane.left + pane.width / 2,
-          pane.top - pane.margin.top - 5,
-          12,
+          tileLabelBaseline(pane),
+          TILE_LABEL_FONT_SIZE,
           '#ffffff',
           'middle'
         )
       : '';
-  const content = `${marks}${drawCrosshair(pane)}`;
+  return drawTicks(pane) + label;
+}
+
+function drawPane(pane: Pane, index: number, record: VisionRecord, geometry: ViewGeometry): string {
+  const content = paneContent(pane, record, geometry);
   // A single pane's marks may reach into its margin (the view's edge clips them), which keeps a
   // mark at the picture's edge whole and spares the rasterizer a clip layer as large as the view.
   // Sheet tiles are clipped, so a mark never spills onto a neighbour's rulers.
   if (geometry.kind !== 'sheet') {
-    return content + drawTicks(pane) + label;
+    return content + paneFrame(pane, geometry);
   }
+  const clip = `pane${index}`;
   return (
     `<clipPath id="${clip}"><rect x="${pane.left}" y="${pane.top}" width="${pane.width}" height="${pane.height}"/></clipPath>` +
     `<g clip-path="url(#${clip})">${content}</g>` +
-    drawTicks(pane) +
-    label
+    paneFrame(pane, geometry)
   );
 }
 

@@ -5,6 +5,7 @@ export * from './record';
 export * from './schemas';
 export * from './geometry';
 export * from './draw';
+export * from './sheet-parts';
 export * from './core';
 export * from './fold';
 export * from './validate';

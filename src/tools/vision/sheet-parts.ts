@@ -1,0 +1,177 @@
+/**
+ * A sheet's overlay in parts, each rasterized on a small canvas of its own (the renderer
+ * composites them in order): the same pixels as the whole overlay that `drawGeometry` (./draw)
+ * draws, without a clip layer as large as the view per tile.
+ */
+import { FONT_FAMILY, paneElements, paneFrame, TILE_LABEL_FONT_SIZE, type Box } from './draw';
+import { SHEET_LABEL_HEIGHT, type ViewGeometry } from './geometry';
+import type { VisionRecord } from './record';
+
+/** A rectangle of a view, in view pixels (integers). */
+export interface ViewRect {
+  readonly left: number;
+  readonly top: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * One canvas of an overlay part: drawn over the rectangle `drawn` (which may reach past the
+ * view's edges), of which only the rectangle `shows` (inside the view) is composited.
+ */
+export interface OverlayCanvas {
+  readonly shows: ViewRect;
+  readonly drawn: ViewRect;
+}
+
+/**
+ * Part of a sheet's overlay, rasterized on its own: `content` (SVG elements in view coordinates)
+ * drawn once on each of its canvases, each showing a rectangle of the view and nothing outside
+ * it. Composited in order, the parts give the view's overlay.
+ */
+export interface OverlayPart {
+  readonly content: string;
+  readonly canvases: readonly OverlayCanvas[];
+}
+
+/**
+ * How far past what it shows an overlay part's canvas reaches, to hold whole what crosses its
+ * edge: a tick label or tick at the edge between a tile's two ruler strips, a straight stroke at
+ * the tile's edge. The rasterizer cuts a path at its canvas' edge; a cut curve is flattened
+ * differently, which moved the antialiasing of a few of its pixels by up to 30 levels.
+ */
+export const OVERLAY_CANVAS_PAD = 8;
+
+/**
+ * How far past its tile a tile's canvas reaches, at most, to hold whole a curve (an ellipse, a
+ * mark number) that crosses the tile's edge. Larger ellipses are cut this far out: a few of
+ * their pixels inside the tile may then differ by some levels of antialiasing from what the
+ * whole overlay draws.
+ */
+export const OVERLAY_CURVE_REACH = 64;
+
+function grow(box: Box, by: number): Box {
+  return { x0: box.x0 - by, y0: box.y0 - by, x1: box.x1 + by, y1: box.y1 + by };
+}
+
+function intersect(a: Box, b: Box): Box | undefined {
+  const box = {
+    x0: Math.max(a.x0, b.x0),
+    y0: Math.max(a.y0, b.y0),
+    x1: Math.min(a.x1, b.x1),
+    y1: Math.min(a.y1, b.y1)
+  };
+  return box.x1 > box.x0 && box.y1 > box.y0 ? box : undefined;
+}
+
+function union(boxes: readonly Box[]): Box {
+  return {
+    x0: Math.min(...boxes.map(box => box.x0)),
+    y0: Math.min(...boxes.map(box => box.y0)),
+    x1: Math.max(...boxes.map(box => box.x1)),
+    y1: Math.max(...boxes.map(box => box.y1))
+  };
+}
+
+function rect(box: Box): ViewRect {
+  return { left: box.x0, top: box.y0, width: box.x1 - box.x0, height: box.y1 - box.y0 };
+}
+
+/**
+ * The canvas that shows `shows` (cut to the view) and is drawn over `drawn`, both rounded out to
+ * whole pixels; `drawn` is not cut to the view, as the whole overlay's clip layer holds its
+ * content whole past the view's edge too. None when nothing of `shows` is in the view.
+ */
+function canvasOf(geometry: ViewGeometry, shows: Box, drawn: Box): OverlayCanvas[] {
+  const outward = (box: Box): Box => ({
+    x0: Math.floor(box.x0),
+    y0: Math.floor(box.y0),
+    x1: Math.ceil(box.x1),
+    y1: Math.ceil(box.y1)
+  });
+  const canvas = outward(union([drawn, shows]));
+  const view = { x0: 0, y0: 0, x1: geometry.width, y1: geometry.height };
+  const shown = intersect(outward(shows), view);
+  return shown ? [{ shows: rect(shown), drawn: rect(canvas) }] : [];
+}
+
+/**
+ * A sheet's overlay in parts, tile after tile, so that the rasterizer draws small canvases
+ * instead of the whole view (its cost grows with the canvas' area) and needs no clip layers:
+ * - the tile's marks and crosshair on a canvas as large as they are, which shows only what falls
+ *   inside the tile, as the whole overlay's clip path does. Each element is drawn whole (a
+ *   straight stroke, which the rasterizer cuts exactly, up to {@link OVERLAY_CANVAS_PAD} past
+ *   the tile; a curve up to {@link OVERLAY_CURVE_REACH});
+ * - its rulers and label on two strips: above the tile (the label strip, the x ruler and the
+ *   corner) and left of it down to its bottom margin. {@link tickLabels} keeps every tick label
+ *   inside the tile's margin and ticks run from the tile's edge into it, so the strips hold all
+ *   of them (the right and bottom margins only hold ends of labels and ticks at the tile's last
+ *   coordinates, inside these strips). The upper strip is widened for a label wider than the
+ *   tile's cell, as the whole overlay would draw it.
+ * Composited in order, these parts are the overlay `drawGeometry` draws for the sheet,
+ * pixel for pixel (a test compares them).
+ */
+export function sheetOverlayParts(geometry: ViewGeometry, record: VisionRecord): OverlayPart[] {
+  const parts: OverlayPart[] = [];
+  const pad = OVERLAY_CANVAS_PAD;
+  for (const pane of geometry.panes) {
+    const tile = {
+      x0: pane.left,
+      y0: pane.top,
+      x1: pane.left + pane.width,
+      y1: pane.top + pane.height
+    };
+    const elements = paneElements(pane, record, geometry);
+    const reached = elements
+      .map(element =>
+        intersect(element.box, grow(tile, element.curved ? OVERLAY_CURVE_REACH : pad))
+      )
+      .filter((box): box is Box => box !== undefined);
+    if (reached.length) {
+      const drawn = union(reached);
+      const shows = intersect(drawn, tile);
+      if (shows) {
+        parts.push({
+          content: elements.map(element => element.svg).join(''),
+          canvases: canvasOf(geometry, shows, drawn)
+        });
+      }
+    }
+    const { margin } = pane;
+    const cellLeft = pane.left - margin.left;
+    const cellRight = pane.left + pane.width + margin.right;
+    // At most an em per character, its halo and antialiasing besides: these labels are digits,
+    // commas and '#', all narrower.
+    const half = ((pane.label?.length ?? 0) * TILE_LABEL_FONT_SIZE) / 2 + 3;
+    const centre = pane.left + pane.width / 2;
+    const above = {
+      x0: Math.min(cellLeft, centre - half),
+      y0: pane.top - margin.top - SHEET_LABEL_HEIGHT,
+      x1: Math.max(cellRight, centre + half),
+      y1: pane.top
+    };
+    const beside = {
+      x0: cellLeft,
+      y0: pane.top,
+      x1: pane.left,
+      y1: pane.top + pane.height + margin.bottom
+    };
+    parts.push({
+      content: paneFrame(pane, geometry),
+      canvases: [
+        ...canvasOf(geometry, above, { ...above, y1: above.y1 + pad }),
+        ...canvasOf(geometry, beside, { ...beside, y0: beside.y0 - pad })
+      ]
+    });
+  }
+  return parts;
+}
+
+/** One canvas of an overlay part, as an SVG document of the canvas' size. */
+export function overlayPartSvg(content: string, canvas: ViewRect): string {
+  const { left, top, width, height } = canvas;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+    `viewBox="${left} ${top} ${width} ${height}" font-family="${FONT_FAMILY}">${content}</svg>`
+  );
+}
