@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import threading
 import time
 import uuid
 from typing import Any
@@ -146,6 +147,19 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             self._preview = ({"mime": answer["mime"], "width": answer["width"], "height": answer["height"]}, jpeg)
         header, jpeg = self._preview
         self.send({"event": "preview", **header}, buffers=[jpeg])
+
+    def _wait_sent(self, timeout: float = 0.1) -> None:
+        """Wait (at most ``timeout`` s) until the kernel's IOPub thread has put every message sent
+        so far on the wire: ``send`` only queues a message for that thread, and the render that
+        follows the quick preview, started at once, took the CPU the thread needed to send it."""
+        kernel = getattr(self.comm, "kernel", None)
+        socket = getattr(kernel, "iopub_socket", None)
+        schedule = getattr(getattr(socket, "io_thread", None), "schedule", None)
+        if not callable(schedule):
+            return
+        sent = threading.Event()
+        schedule(sent.set)
+        sent.wait(timeout)
 
     def _fits(self, header: dict[str, Any]) -> bool:
         """Whether a quick preview made in this process has the shape of the picture the figure
@@ -361,6 +375,9 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             self._displayed = True
             if max(self.width, self.height) > PREVIEW_MAX_SIDE:
                 self._send_preview(quick=True)
+                # The map's render (below) takes every core for a while: let the preview leave
+                # the kernel before it starts.
+                self._wait_sent()
                 self._refresh_display()
                 self._send_preview()
             else:
