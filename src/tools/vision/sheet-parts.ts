@@ -3,7 +3,14 @@
  * composites them in order): the same pixels as the whole overlay that `drawGeometry` (./draw)
  * draws, without a clip layer as large as the view per tile.
  */
-import { FONT_FAMILY, paneElements, paneFrame, TILE_LABEL_FONT_SIZE, type Box } from './draw';
+import {
+  FONT_FAMILY,
+  paneElements,
+  paneFrame,
+  paneFrameElements,
+  TILE_LABEL_FONT_SIZE,
+  type Box
+} from './draw';
 import { SHEET_LABEL_HEIGHT, type ViewGeometry } from './geometry';
 import type { VisionRecord } from './record';
 
@@ -165,6 +172,87 @@ export function sheetOverlayParts(geometry: ViewGeometry, record: VisionRecord):
     });
   }
   return parts;
+}
+
+/**
+ * How far past an element's box a canvas of {@link paneOverlayParts} reaches: the boxes are
+ * estimates (a label's ink, a stroke's antialiasing), and a canvas a little larger costs little.
+ */
+export const OVERLAY_BOX_MARGIN = 2;
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+/**
+ * The overlay of a view of one pane (a map, a close-up) in parts: its elements (marks, numbers,
+ * crosshair, ticks and tick labels) gathered into canvases that do not overlap, each as large as
+ * the elements on it, so the rasterizer draws those instead of the whole view (most of a map's
+ * overlay is empty, and its cost grows with the canvas' area) and the compositor reads only them.
+ * Every element's box (the ruler's path has one per tick) lies whole on one canvas, and a canvas
+ * draws only the elements with a box on it: nothing is cut but at the view's edge, where the
+ * whole overlay cuts it too, so composited the parts are the whole overlay pixel for pixel (a test
+ * compares). Sheets have their own parts ({@link sheetOverlayParts}): their tiles clip the marks.
+ */
+export function paneOverlayParts(geometry: ViewGeometry, record: VisionRecord): OverlayPart[] {
+  if (geometry.kind === 'sheet' || geometry.panes.length !== 1) {
+    throw new Error(`a ${geometry.kind} of ${geometry.panes.length} panes is not drawn in parts`);
+  }
+  const [pane] = geometry.panes;
+  const view = { x0: 0, y0: 0, x1: geometry.width, y1: geometry.height };
+  const margin = OVERLAY_BOX_MARGIN;
+  const onView = (box: Box): Box | undefined => {
+    const grown = grow(box, margin);
+    return intersect(
+      {
+        x0: Math.floor(grown.x0),
+        y0: Math.floor(grown.y0),
+        x1: Math.ceil(grown.x1),
+        y1: Math.ceil(grown.y1)
+      },
+      view
+    );
+  };
+  // In the order the whole overlay draws them: the pane's content, then its frame.
+  const elements = [
+    ...paneElements(pane, record, geometry).map(element => ({
+      svg: element.svg,
+      boxes: [element.box]
+    })),
+    ...paneFrameElements(pane, geometry)
+  ].map(element => ({
+    svg: element.svg,
+    boxes: element.boxes.map(onView).filter((box): box is Box => box !== undefined)
+  }));
+  // Canvases: every box, those that overlap merged (and merged again, as a merged canvas may
+  // reach another) until none overlap.
+  let canvases = elements.flatMap(element => element.boxes);
+  for (let merged = true; merged;) {
+    merged = false;
+    const kept: Box[] = [];
+    for (const box of canvases) {
+      let joined = box;
+      for (let i = kept.length - 1; i >= 0; i--) {
+        if (overlaps(kept[i], joined)) {
+          joined = union([kept[i], joined]);
+          kept.splice(i, 1);
+          merged = true;
+        }
+      }
+      kept.push(joined);
+    }
+    canvases = kept;
+  }
+  return canvases.map(canvas => {
+    const shows = rect(canvas);
+    return {
+      content: elements
+        .filter(element => element.boxes.some(box => overlaps(box, canvas)))
+        .map(element => element.svg)
+        .join(''),
+      canvases: [{ shows, drawn: shows }]
+    };
+  });
 }
 
 /** One canvas of an overlay part, as an SVG document of the canvas' size. */
