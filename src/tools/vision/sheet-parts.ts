@@ -6,7 +6,6 @@
 import {
   FONT_FAMILY,
   paneElements,
-  paneFrame,
   paneFrameElements,
   TILE_LABEL_FONT_SIZE,
   type Box
@@ -163,13 +162,25 @@ export function sheetOverlayParts(geometry: ViewGeometry, record: VisionRecord):
       x1: pane.left,
       y1: pane.top + pane.height + margin.bottom
     };
-    parts.push({
-      content: paneFrame(pane, geometry),
-      canvases: [
-        ...canvasOf(geometry, above, { ...above, y1: above.y1 + pad }),
-        ...canvasOf(geometry, beside, { ...beside, y0: beside.y0 - pad })
-      ]
-    });
+    // Each strip draws only the frame's elements with a box on it (of the ruler's path, whose
+    // box is a box per tick, the ticks elsewhere lie wholly off the strip's canvas).
+    const frame = paneFrameElements(pane, geometry);
+    for (const canvas of [
+      ...canvasOf(geometry, above, { ...above, y1: above.y1 + pad }),
+      ...canvasOf(geometry, beside, { ...beside, y0: beside.y0 - pad })
+    ]) {
+      const { left, top, width, height } = canvas.drawn;
+      const drawn = { x0: left, y0: top, x1: left + width, y1: top + height };
+      const content = frame
+        .filter(element =>
+          element.boxes.some(box => overlaps(grow(box, OVERLAY_BOX_MARGIN), drawn))
+        )
+        .map(element => element.svg)
+        .join('');
+      if (content) {
+        parts.push({ content, canvases: [canvas] });
+      }
+    }
   }
   return parts;
 }
