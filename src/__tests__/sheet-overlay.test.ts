@@ -259,6 +259,18 @@ describe('map and close-up overlays in parts', () => {
       { kind: 'closeup', at: '5,5' }
     ],
     [
+      'a map of 200 marks, past the boxes gathered into canvases',
+      PHOTO,
+      marked(
+        PHOTO,
+        Array.from({ length: 200 }, (_, i) => ({
+          at: `${((i * 397) % 3990) + 5},${((i * 211) % 2990) + 5}`,
+          r: 4
+        }))
+      ),
+      { kind: 'map' }
+    ],
+    [
       'five-digit coordinates',
       { width: 99999, height: 77777 },
       marked({ width: 99999, height: 77777 }, [

@@ -191,8 +191,62 @@ export function sheetOverlayParts(geometry: ViewGeometry, record: VisionRecord):
  */
 export const OVERLAY_BOX_MARGIN = 2;
 
+/**
+ * Most element boxes {@link paneOverlayParts} gathers into canvases (a map of 50 marks has about
+ * 150). Past it the gathering costs the main thread more than the canvases save (measured: 10–25
+ * ms for 100–500 marks, whose boxes mostly merge into one canvas), and the view is one canvas.
+ */
+export const MAX_PART_BOXES = 256;
+
 function overlaps(a: Box, b: Box): boolean {
   return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+/**
+ * Rectangles that cover `boxes`, none overlapping another: each the bounding box of boxes that
+ * overlap, directly or through others, merged again until no two overlap; with each, the
+ * indices of the boxes it covers. Each pass sweeps the boxes in order of their left edge, so a
+ * map of hundreds of marks costs no pass over every pair.
+ */
+function disjointCover(boxes: readonly Box[]): Array<{ box: Box; members: number[] }> {
+  let current = boxes.map((box, i) => ({ box, members: [i] }));
+  for (;;) {
+    current.sort((a, b) => a.box.x0 - b.box.x0);
+    const parent = current.map((_, i) => i);
+    const root = (i: number): number => {
+      while (parent[i] !== i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+      }
+      return i;
+    };
+    let active: number[] = [];
+    for (let i = 0; i < current.length; i++) {
+      const { box } = current[i];
+      active = active.filter(j => current[j].box.x1 > box.x0);
+      for (const j of active) {
+        if (overlaps(current[j].box, box)) {
+          parent[root(i)] = root(j);
+        }
+      }
+      active.push(i);
+    }
+    const merged = new Map<number, { box: Box; members: number[] }>();
+    current.forEach((entry, i) => {
+      const r = root(i);
+      const into = merged.get(r);
+      if (into) {
+        into.box = union([into.box, entry.box]);
+        into.members.push(...entry.members);
+      } else {
+        merged.set(r, { box: entry.box, members: [...entry.members] });
+      }
+    });
+    if (merged.size === current.length) {
+      return current;
+    }
+    current = [...merged.values()];
+  }
 }
 
 /**
@@ -236,31 +290,30 @@ export function paneOverlayParts(geometry: ViewGeometry, record: VisionRecord): 
     boxes: element.boxes.map(onView).filter((box): box is Box => box !== undefined)
   }));
   // Canvases: every box, those that overlap merged (and merged again, as a merged canvas may
-  // reach another) until none overlap.
-  let canvases = elements.flatMap(element => element.boxes);
-  for (let merged = true; merged;) {
-    merged = false;
-    const kept: Box[] = [];
-    for (const box of canvases) {
-      let joined = box;
-      for (let i = kept.length - 1; i >= 0; i--) {
-        if (overlaps(kept[i], joined)) {
-          joined = union([kept[i], joined]);
-          kept.splice(i, 1);
-          merged = true;
-        }
+  // reach another) until none overlap. A canvas draws, in order, the elements with a box on it.
+  const owner: number[] = [];
+  const boxes: Box[] = [];
+  elements.forEach((element, index) =>
+    element.boxes.forEach(box => {
+      owner.push(index);
+      boxes.push(box);
+    })
+  );
+  if (boxes.length > MAX_PART_BOXES) {
+    // Hundreds of marks: the whole view on one canvas, as gathering them would end.
+    const shows = rect(view);
+    return [
+      {
+        content: elements.map(element => element.svg).join(''),
+        canvases: [{ shows, drawn: shows }]
       }
-      kept.push(joined);
-    }
-    canvases = kept;
+    ];
   }
-  return canvases.map(canvas => {
-    const shows = rect(canvas);
+  return disjointCover(boxes).map(({ box, members }) => {
+    const shows = rect(box);
+    const drawn = [...new Set(members.map(member => owner[member]))].sort((a, b) => a - b);
     return {
-      content: elements
-        .filter(element => element.boxes.some(box => overlaps(box, canvas)))
-        .map(element => element.svg)
-        .join(''),
+      content: drawn.map(index => elements[index].svg).join(''),
       canvases: [{ shows, drawn: shows }]
     };
   });
