@@ -256,8 +256,9 @@ function kernelOf(fc, pane) {
  *   band of rows its panes show, at full size (the rows above are skipped, not inverse-transformed);
  * - full decode: the whole picture at full size, what close-ups and sheets decoded before;
  * - resize: that decode plus the resize to the panes, as the renderer does it;
- * - overlay: the overlay drawn (SVG, glyph outlines) and rasterized by resvg, on its own (a
- *   sheet's in parts, tile by tile, as the renderer draws it);
+ * - overlay: the overlay drawn (SVG, glyph outlines) and rasterized by resvg, on its own, in
+ *   parts as the renderer draws it (a sheet's tile by tile, a map's or close-up's on canvases as
+ *   large as its marks and labels);
  * - encode: a bare PNG encode of the view's pixels by the renderer's encoder (./png-encode).
  * The floor is decode + encode: the least any renderer of this view with libvips can do.
  */
@@ -316,14 +317,14 @@ async function stagesOf(fc, overlay, sharp, jpeg, geometry, record, raw) {
     decode: await time(decode),
     fullDecode: await time(() => sharp(jpeg).raw().toBuffer()),
     resize: await time(resize),
-    // As the renderer draws it: a sheet's overlay in parts, tile by tile, any other whole.
+    // As the renderer draws it: in parts, a sheet's tile by tile, any other's on canvases as
+    // large as its marks and labels.
     overlay: await time(() =>
-      geometry.kind === 'sheet'
-        ? overlay.rasterizeOverlayParts(overlay.sheetOverlayParts(geometry, record))
-        : overlay.rasterizeOverlay(
-            overlay.overlayGlyphs().outlineText(overlay.drawGeometry(geometry, record)),
-            geometry
-          )
+      overlay.rasterizeOverlayParts(
+        geometry.kind === 'sheet'
+          ? overlay.sheetOverlayParts(geometry, record)
+          : overlay.paneOverlayParts(geometry, record)
+      )
     ),
     encode: await time(() => fc.encodePng({ data: raw.data, raw: raw.info }))
   };

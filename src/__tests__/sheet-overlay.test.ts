@@ -24,6 +24,7 @@ import {
   emptyRecord,
   PALETTE,
   PALETTE_HEX,
+  paneOverlayParts,
   sheetOverlayParts,
   toViewX,
   toViewY,
@@ -82,7 +83,11 @@ async function partsOver(
   geometry: ViewGeometry,
   record: VisionRecord
 ): Promise<Buffer> {
-  const layers = await rasterizeOverlayParts(sheetOverlayParts(geometry, record));
+  const parts =
+    geometry.kind === 'sheet'
+      ? sheetOverlayParts(geometry, record)
+      : paneOverlayParts(geometry, record);
+  const layers = await rasterizeOverlayParts(parts);
   const out = Buffer.from(base);
   for (const { canvas, layer } of layers) {
     over(out, geometry.width, layer.input as Buffer, canvas.drawn, canvas.shows);
@@ -216,6 +221,92 @@ describe('sheet overlays in parts', () => {
     const { pixels, most } = difference(parts, whole);
     expect(pixels).toBeLessThan(300);
     expect(most).toBeLessThanOrEqual(32);
+  });
+});
+
+describe('map and close-up overlays in parts', () => {
+  const cases: Array<[string, PictureSize, VisionRecord, ViewSpec]> = [
+    ['a map of fifty marks', PHOTO, fiftyMarks(), { kind: 'map' }],
+    [
+      'a map with covered marks',
+      PHOTO,
+      fiftyMarks(),
+      { kind: 'map', cover: ['red', 'blue', 'green', 'yellow'] }
+    ],
+    ['a close-up', PHOTO, fiftyMarks(), { kind: 'closeup', at: '#7' }],
+    ['a close-up of a box', PHOTO, fiftyMarks(), { kind: 'closeup', at: '#3' }],
+    ['a close-up at the corner', PHOTO, fiftyMarks(), { kind: 'closeup', at: '0,0' }],
+    ['a close-up at the far corner', PHOTO, fiftyMarks(), { kind: 'closeup', at: '3999,2999' }],
+    ['a marks view', PHOTO, fiftyMarks(), { kind: 'marks', ids: [4, 5, 6, 20] }],
+    [
+      'marks over the edges and over each other',
+      PHOTO,
+      marked(PHOTO, [
+        { at: '0,0', r: 300 },
+        { at: '3999,2999', r: 200 },
+        { at: '0,1500', r: 60 },
+        { at: '10,10,3990,2990' },
+        { at: '2000,0,2400,3000' },
+        { at: '2100,1500', r: 40 },
+        { at: '2110,1510', r: 40 }
+      ]),
+      { kind: 'map' }
+    ],
+    [
+      'a small picture enlarged as a pixel grid',
+      { width: 40, height: 30 },
+      marked({ width: 40, height: 30 }, [{ at: '10,10', r: 3 }, { at: '2,2,30,25' }]),
+      { kind: 'closeup', at: '5,5' }
+    ],
+    [
+      'a map of 200 marks, past the boxes gathered into canvases',
+      PHOTO,
+      marked(
+        PHOTO,
+        Array.from({ length: 200 }, (_, i) => ({
+          at: `${((i * 397) % 3990) + 5},${((i * 211) % 2990) + 5}`,
+          r: 4
+        }))
+      ),
+      { kind: 'map' }
+    ],
+    [
+      'five-digit coordinates',
+      { width: 99999, height: 77777 },
+      marked({ width: 99999, height: 77777 }, [
+        { at: '99990,77770', r: 300 },
+        { at: '0,0,99999,77777' }
+      ]),
+      { kind: 'map' }
+    ]
+  ];
+
+  it.each(cases)('%s: the parts are the whole overlay, pixel for pixel', async (...args) => {
+    const [, size, record, spec] = args;
+    const geometry = viewGeometry(spec, record, size);
+    const base = noise(geometry);
+    const whole = await wholeOverlayOver(base, geometry, record);
+    const parts = await partsOver(base, geometry, record);
+    expect(difference(parts, whole)).toEqual({ pixels: 0, most: 0 });
+    expect(difference(whole, base).pixels).toBeGreaterThan(1000);
+  });
+
+  it('draws a map of fifty marks on canvases that do not overlap, far smaller than the view', () => {
+    const record = fiftyMarks();
+    const geometry = viewGeometry({ kind: 'map' }, record, PHOTO);
+    const canvases = paneOverlayParts(geometry, record).flatMap(part => part.canvases);
+    const area = canvases.reduce((sum, c) => sum + c.drawn.width * c.drawn.height, 0);
+    expect(area).toBeLessThan((geometry.width * geometry.height) / 3);
+    canvases.forEach((a, i) =>
+      canvases.slice(i + 1).forEach(b => {
+        const apart =
+          a.shows.left + a.shows.width <= b.shows.left ||
+          b.shows.left + b.shows.width <= a.shows.left ||
+          a.shows.top + a.shows.height <= b.shows.top ||
+          b.shows.top + b.shows.height <= a.shows.top;
+        expect(apart).toBe(true);
+      })
+    );
   });
 });
 

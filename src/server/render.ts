@@ -1,7 +1,8 @@
 /**
  * Vision views as PNG (or, for the model, JPEG): the overlay SVG (drawn by the pure core) is
- * rasterized by resvg at output size and composited over the picture. The only module that touches
- * pixels.
+ * rasterized by resvg in parts (canvases as large as its marks and labels, see
+ * `paneOverlayParts` and `sheetOverlayParts`) and composited over the picture. The only module
+ * that touches pixels.
  *
  * Pictures are decoded by ./render-decode, in one byte-bounded cache by fingerprint: views of the
  * whole picture (maps) straight to the view's size with JPEG shrink-on-load; close-ups and sheets
@@ -18,6 +19,7 @@ import sharp, { type OverlayOptions } from 'sharp';
 import {
   describeView,
   drawGeometry,
+  paneOverlayParts,
   sheetOverlayParts,
   shrinkGeometry,
   viewGeometry,
@@ -346,17 +348,28 @@ async function drawCanvas(
     return drawSheet(picture, geometry, record);
   }
   // The decode starts first (libvips queues it on libuv's pool at once), so drawing the overlay's
-  // SVG on this thread, then rasterizing it on the pool, both overlap it.
+  // SVG on this thread, then rasterizing it on the pool, both overlap it. The overlay is drawn in
+  // parts, canvases as large as its marks and labels (see `paneOverlayParts`): a whole-view
+  // layer cost the rasterizer and the compositor the view's area, most of it empty.
   const base = renderSinglePane(picture, geometry).catch((error: unknown) => {
     throw decodeError(picture, error);
   });
-  const overlay = (async () =>
-    rasterizeOverlay(
-      overlayGlyphs().outlineText(drawGeometry(full, record, geometry)),
-      geometry
-    ))();
-  const [layer, canvas] = await Promise.all([overlay, base]);
-  return compositeOver(canvas, layer);
+  if (geometry !== full) {
+    // Drawn smaller than its own geometry (for display): the full view's overlay at this size.
+    const overlay = (async () =>
+      rasterizeOverlay(
+        overlayGlyphs().outlineText(drawGeometry(full, record, geometry)),
+        geometry
+      ))();
+    const [layer, canvas] = await Promise.all([overlay, base]);
+    return compositeOver(canvas, layer);
+  }
+  const overlay = (async () => rasterizeOverlayParts(paneOverlayParts(geometry, record)))();
+  const [layers, canvas] = await Promise.all([overlay, base]);
+  for (const { canvas: where, layer } of layers) {
+    compositeOver(canvas, layer, where);
+  }
+  return canvas;
 }
 
 /**

@@ -145,28 +145,6 @@ function centredBaseline(y: number, size: number): number {
   return y + size * 0.365;
 }
 
-/** Tick lines from the picture's edge outwards, and their labels, all in the margin. */
-function drawTicks(pane: Pane): string {
-  const { xs, ys } = paneTicks(pane);
-  const lines: string[] = [];
-  for (const x of xs) {
-    lines.push(`M${n(toViewX(pane, x))} ${n(pane.top - TICK_LENGTH)}v${TICK_LENGTH}`);
-  }
-  for (const y of ys) {
-    lines.push(`M${n(pane.left - TICK_LENGTH)} ${n(toViewY(pane, y))}h${TICK_LENGTH}`);
-  }
-  // Plain text: on the flat margin a halo would only cost the rasterizer.
-  const labels = tickLabels(pane).map(
-    label =>
-      `<text x="${n(label.x)}" y="${n(centredBaseline(label.y, TICK_FONT_SIZE))}" ` +
-      `font-size="${TICK_FONT_SIZE}" text-anchor="middle" fill="${RULER_COLOUR}">${label.text}</text>`
-  );
-  return (
-    `<path d="${lines.join('')}" stroke="${RULER_COLOUR}" stroke-width="1" fill="none"/>` +
-    labels.join('')
-  );
-}
-
 /** A rectangle of view pixels, by its edges. */
 export interface Box {
   readonly x0: number;
@@ -298,20 +276,100 @@ function tileLabelBaseline(pane: Pane): number {
   return pane.top - pane.margin.top - 5;
 }
 
+/**
+ * An element of a pane's margin: its SVG and the boxes its ink lies in (the ruler's one path
+ * has a box per tick), so an overlay drawn in parts can put each box on a canvas of its own.
+ */
+export interface FrameElement {
+  readonly svg: string;
+  readonly boxes: readonly Box[];
+}
+
+/**
+ * Tick lines from the picture's edge outwards, and their labels, all in the margin. A label's
+ * box is an em per character wide (these are digits, each narrower) and a font size above and
+ * below its centre.
+ */
+function tickElements(pane: Pane): FrameElement[] {
+  const { xs, ys } = paneTicks(pane);
+  const lines: string[] = [];
+  const ticks: Box[] = [];
+  // A 1-pixel stroke, antialiased: a pixel past it on each side.
+  const reach = 1.5;
+  for (const x of xs) {
+    const at = toViewX(pane, x);
+    lines.push(`M${n(at)} ${n(pane.top - TICK_LENGTH)}v${TICK_LENGTH}`);
+    ticks.push({
+      x0: at - reach,
+      y0: pane.top - TICK_LENGTH - reach,
+      x1: at + reach,
+      y1: pane.top + reach
+    });
+  }
+  for (const y of ys) {
+    const at = toViewY(pane, y);
+    lines.push(`M${n(pane.left - TICK_LENGTH)} ${n(at)}h${TICK_LENGTH}`);
+    ticks.push({
+      x0: pane.left - TICK_LENGTH - reach,
+      y0: at - reach,
+      x1: pane.left + reach,
+      y1: at + reach
+    });
+  }
+  // Plain text: on the flat margin a halo would only cost the rasterizer.
+  const labels = tickLabels(pane).map(label => {
+    const half = (label.text.length * TICK_FONT_SIZE) / 2 + 2;
+    return {
+      svg:
+        `<text x="${n(label.x)}" y="${n(centredBaseline(label.y, TICK_FONT_SIZE))}" ` +
+        `font-size="${TICK_FONT_SIZE}" text-anchor="middle" fill="${RULER_COLOUR}">${label.text}</text>`,
+      boxes: [
+        {
+          x0: label.x - half,
+          y0: label.y - TICK_FONT_SIZE - 2,
+          x1: label.x + half,
+          y1: label.y + TICK_FONT_SIZE + 2
+        }
+      ]
+    };
+  });
+  return [
+    {
+      svg: `<path d="${lines.join('')}" stroke="${RULER_COLOUR}" stroke-width="1" fill="none"/>`,
+      boxes: ticks
+    },
+    ...labels
+  ];
+}
+
+/** What a pane draws in its margin, element by element: rulers, and a sheet tile's label. */
+export function paneFrameElements(pane: Pane, geometry: ViewGeometry): FrameElement[] {
+  const elements = tickElements(pane);
+  if (geometry.kind === 'sheet' && pane.label !== undefined) {
+    const centre = pane.left + pane.width / 2;
+    const baseline = tileLabelBaseline(pane);
+    // An em per character, its halo and antialiasing besides.
+    const half = (pane.label.length * TILE_LABEL_FONT_SIZE) / 2 + 3;
+    elements.push({
+      svg: haloText(pane.label, centre, baseline, TILE_LABEL_FONT_SIZE, '#ffffff', 'middle'),
+      boxes: [
+        {
+          x0: centre - half,
+          y0: baseline - TILE_LABEL_FONT_SIZE - 3,
+          x1: centre + half,
+          y1: baseline + 6
+        }
+      ]
+    });
+  }
+  return elements;
+}
+
 /** What a pane draws in its margin: rulers, and a sheet tile's label. */
 export function paneFrame(pane: Pane, geometry: ViewGeometry): string {
-  const label =
-    geometry.kind === 'sheet' && pane.label !== undefined
-      ? haloText(
-          pane.label,
-          pane.left + pane.width / 2,
-          tileLabelBaseline(pane),
-          TILE_LABEL_FONT_SIZE,
-          '#ffffff',
-          'middle'
-        )
-      : '';
-  return drawTicks(pane) + label;
+  return paneFrameElements(pane, geometry)
+    .map(element => element.svg)
+    .join('');
 }
 
 function drawPane(pane: Pane, index: number, record: VisionRecord, geometry: ViewGeometry): string {

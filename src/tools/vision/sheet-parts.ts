@@ -3,7 +3,13 @@
  * composites them in order): the same pixels as the whole overlay that `drawGeometry` (./draw)
  * draws, without a clip layer as large as the view per tile.
  */
-import { FONT_FAMILY, paneElements, paneFrame, TILE_LABEL_FONT_SIZE, type Box } from './draw';
+import {
+  FONT_FAMILY,
+  paneElements,
+  paneFrameElements,
+  TILE_LABEL_FONT_SIZE,
+  type Box
+} from './draw';
 import { SHEET_LABEL_HEIGHT, type ViewGeometry } from './geometry';
 import type { VisionRecord } from './record';
 
@@ -156,15 +162,161 @@ export function sheetOverlayParts(geometry: ViewGeometry, record: VisionRecord):
       x1: pane.left,
       y1: pane.top + pane.height + margin.bottom
     };
-    parts.push({
-      content: paneFrame(pane, geometry),
-      canvases: [
-        ...canvasOf(geometry, above, { ...above, y1: above.y1 + pad }),
-        ...canvasOf(geometry, beside, { ...beside, y0: beside.y0 - pad })
-      ]
-    });
+    // Each strip draws only the frame's elements with a box on it (of the ruler's path, whose
+    // box is a box per tick, the ticks elsewhere lie wholly off the strip's canvas).
+    const frame = paneFrameElements(pane, geometry);
+    for (const canvas of [
+      ...canvasOf(geometry, above, { ...above, y1: above.y1 + pad }),
+      ...canvasOf(geometry, beside, { ...beside, y0: beside.y0 - pad })
+    ]) {
+      const { left, top, width, height } = canvas.drawn;
+      const drawn = { x0: left, y0: top, x1: left + width, y1: top + height };
+      const content = frame
+        .filter(element =>
+          element.boxes.some(box => overlaps(grow(box, OVERLAY_BOX_MARGIN), drawn))
+        )
+        .map(element => element.svg)
+        .join('');
+      if (content) {
+        parts.push({ content, canvases: [canvas] });
+      }
+    }
   }
   return parts;
+}
+
+/**
+ * How far past an element's box a canvas of {@link paneOverlayParts} reaches: the boxes are
+ * estimates (a label's ink, a stroke's antialiasing), and a canvas a little larger costs little.
+ */
+export const OVERLAY_BOX_MARGIN = 2;
+
+/**
+ * Most element boxes {@link paneOverlayParts} gathers into canvases (a map of 50 marks has about
+ * 150). Past it the gathering costs the main thread more than the canvases save (measured: 10–25
+ * ms for 100–500 marks, whose boxes mostly merge into one canvas), and the view is one canvas.
+ */
+export const MAX_PART_BOXES = 256;
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+/**
+ * Rectangles that cover `boxes`, none overlapping another: each the bounding box of boxes that
+ * overlap, directly or through others, merged again until no two overlap; with each, the
+ * indices of the boxes it covers. Each pass sweeps the boxes in order of their left edge, so a
+ * map of hundreds of marks costs no pass over every pair.
+ */
+function disjointCover(boxes: readonly Box[]): Array<{ box: Box; members: number[] }> {
+  let current = boxes.map((box, i) => ({ box, members: [i] }));
+  for (;;) {
+    current.sort((a, b) => a.box.x0 - b.box.x0);
+    const parent = current.map((_, i) => i);
+    const root = (i: number): number => {
+      while (parent[i] !== i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+      }
+      return i;
+    };
+    let active: number[] = [];
+    for (let i = 0; i < current.length; i++) {
+      const { box } = current[i];
+      active = active.filter(j => current[j].box.x1 > box.x0);
+      for (const j of active) {
+        if (overlaps(current[j].box, box)) {
+          parent[root(i)] = root(j);
+        }
+      }
+      active.push(i);
+    }
+    const merged = new Map<number, { box: Box; members: number[] }>();
+    current.forEach((entry, i) => {
+      const r = root(i);
+      const into = merged.get(r);
+      if (into) {
+        into.box = union([into.box, entry.box]);
+        into.members.push(...entry.members);
+      } else {
+        merged.set(r, { box: entry.box, members: [...entry.members] });
+      }
+    });
+    if (merged.size === current.length) {
+      return current;
+    }
+    current = [...merged.values()];
+  }
+}
+
+/**
+ * The overlay of a view of one pane (a map, a close-up) in parts: its elements (marks, numbers,
+ * crosshair, ticks and tick labels) gathered into canvases that do not overlap, each as large as
+ * the elements on it, so the rasterizer draws those instead of the whole view (most of a map's
+ * overlay is empty, and its cost grows with the canvas' area) and the compositor reads only them.
+ * Every element's box (the ruler's path has one per tick) lies whole on one canvas, and a canvas
+ * draws only the elements with a box on it: nothing is cut but at the view's edge, where the
+ * whole overlay cuts it too, so composited the parts are the whole overlay pixel for pixel (a test
+ * compares). Sheets have their own parts ({@link sheetOverlayParts}): their tiles clip the marks.
+ */
+export function paneOverlayParts(geometry: ViewGeometry, record: VisionRecord): OverlayPart[] {
+  if (geometry.kind === 'sheet' || geometry.panes.length !== 1) {
+    throw new Error(`a ${geometry.kind} of ${geometry.panes.length} panes is not drawn in parts`);
+  }
+  const [pane] = geometry.panes;
+  const view = { x0: 0, y0: 0, x1: geometry.width, y1: geometry.height };
+  const margin = OVERLAY_BOX_MARGIN;
+  const onView = (box: Box): Box | undefined => {
+    const grown = grow(box, margin);
+    return intersect(
+      {
+        x0: Math.floor(grown.x0),
+        y0: Math.floor(grown.y0),
+        x1: Math.ceil(grown.x1),
+        y1: Math.ceil(grown.y1)
+      },
+      view
+    );
+  };
+  // In the order the whole overlay draws them: the pane's content, then its frame.
+  const elements = [
+    ...paneElements(pane, record, geometry).map(element => ({
+      svg: element.svg,
+      boxes: [element.box]
+    })),
+    ...paneFrameElements(pane, geometry)
+  ].map(element => ({
+    svg: element.svg,
+    boxes: element.boxes.map(onView).filter((box): box is Box => box !== undefined)
+  }));
+  // Canvases: every box, those that overlap merged (and merged again, as a merged canvas may
+  // reach another) until none overlap. A canvas draws, in order, the elements with a box on it.
+  const owner: number[] = [];
+  const boxes: Box[] = [];
+  elements.forEach((element, index) =>
+    element.boxes.forEach(box => {
+      owner.push(index);
+      boxes.push(box);
+    })
+  );
+  if (boxes.length > MAX_PART_BOXES) {
+    // Hundreds of marks: the whole view on one canvas, as gathering them would end.
+    const shows = rect(view);
+    return [
+      {
+        content: elements.map(element => element.svg).join(''),
+        canvases: [{ shows, drawn: shows }]
+      }
+    ];
+  }
+  return disjointCover(boxes).map(({ box, members }) => {
+    const shows = rect(box);
+    const drawn = [...new Set(members.map(member => owner[member]))].sort((a, b) => a - b);
+    return {
+      content: drawn.map(index => elements[index].svg).join(''),
+      canvases: [{ shows, drawn: shows }]
+    };
+  });
 }
 
 /** One canvas of an overlay part, as an SVG document of the canvas' size. */
