@@ -138,6 +138,21 @@ function marked(size: PictureSize, marks: Array<{ at: string; r?: number }>): Vi
   return applyMarkArgs(emptyRecord('p.png'), { marks: coloured }, size).record;
 }
 
+/** A view's overlay drawn in parts over noise is the whole overlay drawn over it, pixel for pixel. */
+async function expectPartsAreWhole(
+  size: PictureSize,
+  record: VisionRecord,
+  spec: ViewSpec
+): Promise<void> {
+  const geometry = viewGeometry(spec, record, size);
+  const base = noise(geometry);
+  const whole = await wholeOverlayOver(base, geometry, record);
+  const parts = await partsOver(base, geometry, record);
+  expect(difference(parts, whole)).toEqual({ pixels: 0, most: 0 });
+  // The comparison means something: the overlay changed the base.
+  expect(difference(whole, base).pixels).toBeGreaterThan(1000);
+}
+
 const ids = Array.from({ length: 16 }, (_, i) => `#${i + 1}`);
 
 describe('sheet overlays in parts', () => {
@@ -177,16 +192,9 @@ describe('sheet overlays in parts', () => {
     ]
   ];
 
-  it.each(cases)('%s: the parts are the whole overlay, pixel for pixel', async (...args) => {
-    const [, size, record, spec] = args;
-    const geometry = viewGeometry(spec, record, size);
-    const base = noise(geometry);
-    const whole = await wholeOverlayOver(base, geometry, record);
-    const parts = await partsOver(base, geometry, record);
-    expect(difference(parts, whole)).toEqual({ pixels: 0, most: 0 });
-    // The comparison means something: the overlay changed the base.
-    expect(difference(whole, base).pixels).toBeGreaterThan(1000);
-  });
+  it.each(cases)('%s: the parts are the whole overlay, pixel for pixel', (_, size, record, spec) =>
+    expectPartsAreWhole(size, record, spec)
+  );
 
   it('draws on canvases smaller than the view, none of them a whole-view layer', () => {
     const record = fiftyMarks();
@@ -281,15 +289,9 @@ describe('map and close-up overlays in parts', () => {
     ]
   ];
 
-  it.each(cases)('%s: the parts are the whole overlay, pixel for pixel', async (...args) => {
-    const [, size, record, spec] = args;
-    const geometry = viewGeometry(spec, record, size);
-    const base = noise(geometry);
-    const whole = await wholeOverlayOver(base, geometry, record);
-    const parts = await partsOver(base, geometry, record);
-    expect(difference(parts, whole)).toEqual({ pixels: 0, most: 0 });
-    expect(difference(whole, base).pixels).toBeGreaterThan(1000);
-  });
+  it.each(cases)('%s: the parts are the whole overlay, pixel for pixel', (_, size, record, spec) =>
+    expectPartsAreWhole(size, record, spec)
+  );
 
   it('draws a map of fifty marks on canvases that do not overlap, far smaller than the view', () => {
     const record = fiftyMarks();
