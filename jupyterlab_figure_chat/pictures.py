@@ -27,7 +27,8 @@ class PictureSource:
     #: The first word of a generated address (``array-1a2b3c4d5e6f``).
     kind: str = "picture"
     #: An encoded file the figure program reads itself (``data`` is then empty): the bytes skip
-    #: the pipe, so the quick preview's decode starts sooner; Vision reads the file afterwards.
+    #: the pipe. Vision reads it too (for the quick preview, ./quick_preview) and checks that both
+    #: read the same bytes.
     path: Path | None = None
 
 

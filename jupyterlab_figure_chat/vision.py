@@ -12,9 +12,10 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .errors import FigureChatError
+from .errors import FigureChatError, PictureError
 from .outputs import bundle_view, vision_bundle
 from .pictures import picture_source, read_picture
+from . import quick_preview
 from .program import figure_program
 
 
@@ -89,28 +90,44 @@ class VisionCore:
     #: The side of the preview the view paints first, if it shows one (the widget sets it): the
     #: figure program starts making it as soon as it has the picture, ahead of the request.
     _quick_preview_side: int | None = None
+    #: Above this longest side the view paints a quick preview first (the widget sets it).
+    _full_preview_side: int = 0
 
     def _setup(self, picture: Any, address: str | None) -> None:
         source = picture_source(picture, address)
         self._source = source
-        self._load()
+        #: The quick preview made in this process (./quick_preview), if Pillow can make it.
+        self._quick_preview: quick_preview.QuickPreview | None = None
+        self._load(first=True)
         self._set_record({"image": self.address, "marks": [], "lastId": 0})
 
     # -- the picture ------------------------------------------------------------------------
 
-    def _load(self) -> None:
+    def _load(self, first: bool = False) -> None:
         source = self._source
         placeholder = source.address or source.kind
         header: dict[str, Any] = {"op": "picture", "address": placeholder}
         if source.raw is not None:
             header["raw"] = source.raw
-        if self._quick_preview_side is not None:
+        data: bytes | memoryview | None = source.data
+        if source.path is not None:
+            try:
+                data = read_picture(source.path)
+            except PictureError:
+                # The figure program's request below says why, as the chat's tools would.
+                data = None
+        if first and data is not None and self._quick_preview_side is not None and source.raw is None:
+            # Started before anything else, so its decode overlaps the rest of the widget's
+            # opening; when it cannot be made here, the figure program starts it instead.
+            self._quick_preview = quick_preview.start(data, self._quick_preview_side, self._full_preview_side)
+        if self._quick_preview_side is not None and self._quick_preview is None:
             header["quickPreview"] = self._quick_preview_side
         if source.path is not None:
             answer, encoded = figure_program().request({**header, "path": str(source.path)})
-            # The program read the file first, so its decode started without waiting for the
-            # pipe; these bytes are the picture only if they are the ones it read.
-            data = read_picture(source.path)
+            # The program read the file itself, so its bytes skip the pipe; these bytes are the
+            # picture only if they are the ones it read.
+            if data is None:
+                data = read_picture(source.path)
             if hashlib.sha256(data).hexdigest() != answer["sha256"]:
                 answer, encoded = figure_program().request(header, data)
             source = type(source)(data, None, source.address, source.kind)

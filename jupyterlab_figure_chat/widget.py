@@ -26,6 +26,8 @@ displaying widget" for it, and nbconvert and GitHub show the PNG.
 from __future__ import annotations
 
 import asyncio
+import math
+import threading
 import time
 import uuid
 from typing import Any
@@ -55,7 +57,9 @@ EDIT_REFRESH_DELAY = 1.0
 #: program's ``PREVIEW_MAX_SIDE``): a 4000-px JPEG decodes straight at an eighth of its size
 #: (libjpeg's scaled IDCT, sharp's shrink-on-load), the smallest it can, about 45 ms against 85 ms
 #: at 1000 px and 150 ms at 1600, and the browser decodes 12 kB instead of 31 kB. The view shows it
-#: at the sharp preview's size, which replaces it moments later.
+#: at the sharp preview's size, which replaces it moments later. Where Pillow is importable, the
+#: kernel makes this one itself, in a thread started as soon as it has the bytes (./quick_preview:
+#: no round trip, and libjpeg-turbo's decode is quicker than sharp's); else the figure program.
 QUICK_PREVIEW_SIDE = 500
 PREVIEW_MAX_SIDE = 1600
 
@@ -88,6 +92,7 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
     _preview_pending = Bool(False).tag(sync=True)
 
     _quick_preview_side = QUICK_PREVIEW_SIDE
+    _full_preview_side = PREVIEW_MAX_SIDE
 
     def __init__(self, picture: Any, *, address: str | None = None, **kwargs: Any):
         self._display_id = f"figure-chat-{uuid.uuid4().hex}"
@@ -128,8 +133,13 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         if self.comm is None:
             return
         if quick:
-            answer, jpeg = self._request({"op": "preview", "maxSide": QUICK_PREVIEW_SIDE})
-            header = {"mime": answer["mime"], "width": answer["width"], "height": answer["height"]}
+            made, self._quick_preview = self._quick_preview, None
+            quick_made = made.result() if made is not None else None
+            if quick_made is not None and self._fits(quick_made[0]):
+                header, jpeg = quick_made
+            else:
+                answer, jpeg = self._request({"op": "preview", "maxSide": QUICK_PREVIEW_SIDE})
+                header = {"mime": answer["mime"], "width": answer["width"], "height": answer["height"]}
             self.send({"event": "preview", **header}, buffers=[jpeg])
             return
         if self._preview is None:
@@ -137,6 +147,28 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             self._preview = ({"mime": answer["mime"], "width": answer["width"], "height": answer["height"]}, jpeg)
         header, jpeg = self._preview
         self.send({"event": "preview", **header}, buffers=[jpeg])
+
+    def _wait_sent(self, timeout: float = 0.1) -> None:
+        """Wait (at most ``timeout`` s) until the kernel's IOPub thread has put every message sent
+        so far on the wire: ``send`` only queues a message for that thread, and the render that
+        follows the quick preview, started at once, took the CPU the thread needed to send it."""
+        kernel = getattr(self.comm, "kernel", None)
+        socket = getattr(kernel, "iopub_socket", None)
+        schedule = getattr(getattr(socket, "io_thread", None), "schedule", None)
+        if not callable(schedule):
+            return
+        sent = threading.Event()
+        schedule(sent.set)
+        sent.wait(timeout)
+
+    def _fits(self, header: dict[str, Any]) -> bool:
+        """Whether a quick preview made in this process has the shape of the picture the figure
+        program read (so the marks the view draws over it land where they belong)."""
+        scale = min(1.0, QUICK_PREVIEW_SIDE / max(self.width, self.height))
+        return (header["width"], header["height"]) == (
+            max(1, math.floor(self.width * scale + 0.5)),
+            max(1, math.floor(self.height * scale + 0.5)),
+        )
 
     def _set_record(self, record: dict[str, Any]) -> None:
         self._accepted = record
@@ -343,6 +375,9 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             self._displayed = True
             if max(self.width, self.height) > PREVIEW_MAX_SIDE:
                 self._send_preview(quick=True)
+                # The map's render (below) takes every core for a while: let the preview leave
+                # the kernel before it starts.
+                self._wait_sent()
                 self._refresh_display()
                 self._send_preview()
             else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 
 import numpy as np
 import pytest
@@ -441,5 +442,46 @@ def test_a_path_is_read_by_the_figure_program_and_checked_by_its_hash(tmp_path, 
         assert v.marks == []
         v.mark(["190,90"])
         assert v.marks[0]["x"] == 190
+    finally:
+        v.close()
+
+
+def test_the_quick_preview_leaves_the_kernel_before_the_map_renders(monkeypatch):
+    """``send`` only queues a message for the kernel's IOPub thread; the map's render, right after
+    the quick preview, takes every core for a while (bench/widget-paint). The display waits until
+    the IOPub thread has sent what was queued (a function it runs after them) before rendering, and
+    never longer than a moment if that thread does not answer."""
+    v = Vision(np.zeros((1200, 1800, 3), np.uint8))
+    try:
+        steps: list[str] = []
+        queued: list[object] = []
+
+        class IOThread:
+            answers = True
+
+            def schedule(self, f):
+                queued.append(f)
+                steps.append("queued")
+                if self.answers:
+                    f()
+                    steps.append("sent")
+
+        io_thread = IOThread()
+        kernel = type("Kernel", (), {"iopub_socket": type("Socket", (), {"io_thread": io_thread})()})()
+        monkeypatch.setattr(v.comm, "kernel", kernel, raising=False)
+        monkeypatch.setattr(v, "_send_preview", lambda quick=False: steps.append("quick" if quick else "sharp"))
+        monkeypatch.setattr(v, "_refresh_display", lambda: steps.append("render"))
+        monkeypatch.setattr("jupyterlab_figure_chat.widget.display", lambda *args, **kwargs: None)
+        v._ipython_display_()
+        assert steps == ["quick", "queued", "sent", "render", "sharp"]
+
+        # An IOPub thread that never runs what it is given holds the render back 0.1 s at most.
+        steps.clear()
+        io_thread.answers = False
+        started = time.monotonic()
+        v._ipython_display_()
+        waited = time.monotonic() - started
+        assert steps == ["quick", "queued", "render", "sharp"]
+        assert waited < 1.0
     finally:
         v.close()

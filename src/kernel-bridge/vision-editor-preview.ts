@@ -27,6 +27,11 @@ export function shownWidth(width: number, height: number): number {
   return Math.min(preview, byHeight);
 }
 
+/** Whether `image` has its pixels' size already (its source loaded), so a frame can draw it. */
+function loaded(image: HTMLImageElement): boolean {
+  return image.complete && image.naturalWidth > 0;
+}
+
 /** One `<img>` at a time, replaced by the next preview once that one is decoded. */
 export class PreviewImage {
   private _node: HTMLImageElement;
@@ -34,6 +39,8 @@ export class PreviewImage {
   private _latest = 0;
   /** Whether a preview is on the page (else the `<img>` is the empty placeholder). */
   private _shown = false;
+  /** URL of the latest preview asked for. */
+  private _url = '';
 
   constructor(
     private readonly _width: number,
@@ -49,30 +56,35 @@ export class PreviewImage {
   }
 
   /**
-   * Show the preview at `url`: the first at once, a later one once the browser has decoded it
-   * (resolves when it is on the page).
+   * Show the preview at `url`: the first at once if it has loaded already, else (and a later one)
+   * once the browser has decoded it (resolves when it is on the page).
    */
   async show(url: string): Promise<void> {
+    if (url === this._url) {
+      // Already shown, or on its way (a view told twice of the same preview).
+      return;
+    }
+    this._url = url;
     const ticket = ++this._latest;
     const next = this._image();
     if (!this._shown) {
-      // Nothing to keep on screen meanwhile, so no reason to wait for `decode()`, which resolves
-      // only after a compositor frame (about 16 ms later, then one more frame to paint it). A
-      // `data:` URL has loaded once `src` is set; its few hundred pixels are decoded in the
-      // frame that draws it.
+      // Nothing to keep on screen meanwhile: when the `data:` URL has loaded once `src` is set,
+      // as it usually does, its few hundred pixels are decoded in the frame that draws it, and
+      // waiting for `decode()` would cost a compositor frame or two.
       next.decoding = 'sync';
-      next.src = url;
-      this._put(next);
-      return;
     }
     next.src = url;
-    try {
-      await next.decode();
-    } catch {
-      // Not decodable (the kernel checked it, so rare): show it as it is, as a plain <img> would.
-    }
-    if (ticket !== this._latest) {
-      return;
+    if (this._shown || !loaded(next)) {
+      // A sharper preview, or a first one the browser loads later (it does under load): never
+      // put an empty <img> on the page, whose frame would show nothing where the room was.
+      try {
+        await next.decode();
+      } catch {
+        // Not decodable (the kernel checked it, so rare): show it as it is, as a plain <img> would.
+      }
+      if (ticket !== this._latest) {
+        return;
+      }
     }
     this._put(next);
   }

@@ -8,7 +8,8 @@
  *     npx playwright test --config playwright.bench.config.js bench/widget-paint.spec.ts
  *
  * FIGURE_CHAT_BENCH_ROUNDS sets the number of rounds (8 by default): under load, more rounds give
- * steadier medians.
+ * steadier medians. FIGURE_CHAT_BENCH_TRACE=<file.json> writes a Chrome trace of the last round's
+ * Vision cell (open it in chrome://tracing or Perfetto; each step is a user-timing mark there).
  *
  * Each round runs one cell (`Vision(path)` or `BBoxWidget(image=path)`) on a new picture of its
  * own (no cache helps either), alternating which goes first; the first round of each, on a small
@@ -17,7 +18,10 @@
  * and also to when that image had loaded (`complete`, in an animation frame). The steps line says
  * where the time went: when the kernel sent each message (its header's date) and when the page got
  * it, when the output's first <img> was inserted, loaded and painted, and when the kernel ended the
- * cell (medians over the rounds): work moved to after the paint shows there instead.
+ * cell (medians over the rounds): work moved to after the paint shows there instead. The kernel's
+ * stamps are wall-clock times; they are put on the page's clock with the two clocks' difference
+ * read at the start of each round (`clock skew`, reported; a page's monotonic clock can drift from
+ * the wall clock after it loaded).
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
@@ -28,6 +32,12 @@ import { MAKE_PICTURE, ms, notebookWith, runCell, stats } from './widget-helpers
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
 const ROUNDS = Math.max(1, Number(process.env.FIGURE_CHAT_BENCH_ROUNDS) || 8);
+
+/**
+ * A file to write a Chrome trace of the last round's Vision cell to (main-thread tasks, V8
+ * samples, user-timing marks for each step), to see what the page does before the first paint.
+ */
+const TRACE = process.env.FIGURE_CHAT_BENCH_TRACE ?? '';
 
 const SETUP = `${MAKE_PICTURE}
 from jupyter_bbox_widget import BBoxWidget
@@ -100,11 +110,15 @@ async function firstPaint(
         let framesSinceLoad = 0;
         const steps: Record<string, number> = {};
         const step = (name: string) => {
-          steps[name] ??= performance.now() - start;
+          if (!(name in steps)) {
+            steps[name] = performance.now() - start;
+            // A user-timing mark, so a trace of the round (FIGURE_CHAT_BENCH_TRACE) shows it.
+            performance.mark(`${tag} ${name}`);
+          }
         };
         // The kernel stamps each message when it sends it: `sent` minus arrival is the relay.
         const sent = (name: string, date: string) => {
-          const at = Date.parse(date) - performance.timeOrigin - start;
+          const at = Date.parse(date) - skew - performance.timeOrigin - start;
           if (Number.isFinite(at)) {
             steps[`${name} sent`] ??= at;
           }
@@ -135,7 +149,8 @@ async function firstPaint(
             'execute_input' in steps &&
             (msg.content as { execution_state?: string }).execution_state === 'idle'
           ) {
-            steps['cell done'] ??= Date.parse(msg.header.date) - performance.timeOrigin - start;
+            steps['cell done'] ??=
+              Date.parse(msg.header.date) - skew - performance.timeOrigin - start;
             finish();
             return;
           }
@@ -212,6 +227,10 @@ async function firstPaint(
           requestAnimationFrame(frame);
         };
         const start = performance.now();
+        // The kernel stamps wall-clock time; the page's monotonic clock may have drifted from
+        // it since the page loaded (timeOrigin), so compare the two once, now.
+        const skew = Date.now() - (performance.timeOrigin + performance.now());
+        steps['clock skew'] = skew;
         requestAnimationFrame(frame);
         void window.jupyterapp.commands.execute('notebook:run-cell');
       });
@@ -245,7 +264,27 @@ test('first paint of a 4000×3000 JPEG: Vision against jupyter_bbox_widget', asy
   for (let k = 0; k <= ROUNDS; k++) {
     const order: Peer[] = k % 2 ? ['bbox', 'vision'] : ['vision', 'bbox'];
     for (const peer of order) {
+      const traced = TRACE && k === ROUNDS && peer === 'vision';
+      const browser = page.context().browser();
+      if (traced && browser) {
+        await browser.startTracing(page, {
+          path: TRACE,
+          categories: [
+            'devtools.timeline',
+            'disabled-by-default-devtools.timeline',
+            'disabled-by-default-devtools.timeline.frame',
+            'blink.user_timing',
+            'v8.execute',
+            'disabled-by-default-v8.cpu_profiler',
+            'loading',
+            'toplevel'
+          ]
+        });
+      }
       const paint = await firstPaint(page, `${peer}-${k}`, PEERS[peer](k));
+      if (traced && browser) {
+        await browser.stopTracing();
+      }
       // The next round starts once this cell has finished running.
       await expect(prompt).toHaveText(/\[\d+\]/, { timeout: 240000 });
       if (k > 0) {

@@ -54,6 +54,15 @@ interface Shown {
   complete: boolean;
   width: number;
   stage: number;
+  /** What the `<img>` shows (`data:image/jpeg;base64,/9j/…` and its length), for a failure. */
+  src: string;
+  /** How many Vision editors the notebook had then (each view makes one). */
+  editors: number;
+  at: number;
+  /** Index of the first entry for this same element, if it was recorded before. */
+  again: number;
+  /** How the record reported it. */
+  record: string;
 }
 
 test('a big picture paints a small quick preview first, at its final size, never asked for', async ({
@@ -80,6 +89,7 @@ test('a big picture paints a small quick preview first, at its final size, never
   // Record every preview image when it is inserted, before the frame that shows it.
   await page.evaluate(() => {
     const shown: Shown[] = [];
+    const elements: HTMLImageElement[] = [];
     (window as unknown as { figureChatShown: Shown[] }).figureChatShown = shown;
     const notebook = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
     new MutationObserver(records => {
@@ -95,8 +105,14 @@ test('a big picture paints a small quick preview first, at its final size, never
               natural: image.naturalWidth,
               complete: image.complete,
               width: image.getBoundingClientRect().width,
-              stage: image.parentElement?.getBoundingClientRect().width ?? 0
+              stage: image.parentElement?.getBoundingClientRect().width ?? 0,
+              src: `${image.src.slice(0, 40)}… (${image.src.length})`,
+              editors: document.querySelectorAll('.jp-FigureChat-visionEditor').length,
+              at: Math.round(performance.now()),
+              again: elements.indexOf(image),
+              record: `${(record.target as Element).className} +${record.addedNodes.length} -${record.removedNodes.length}`
             });
+            elements.push(image);
           }
         }
       }
@@ -117,7 +133,11 @@ test('a big picture paints a small quick preview first, at its final size, never
     page.evaluate(() => (window as unknown as { figureChatShown: Shown[] }).figureChatShown);
   await expect
     .poll(async () => (await shown()).map(s => s.natural), { timeout: 60000 })
-    .toEqual([500, 1600]);
+    .toEqual([500, 1600])
+    .catch(async error => {
+      console.log('vision-preview: previews shown', JSON.stringify(await shown(), null, 1));
+      throw error;
+    });
   const [quick, sharp] = await shown();
   // Loaded when it was put on the page (a data: URL loads at once; a sharper one is decoded
   // first), so the frame that shows it has the pixels.
