@@ -29,6 +29,13 @@ const PAINT_ATTRIBUTES = new Set([
 /** Most font sizes kept; overlays use three. */
 const MAX_SIZES = 16;
 
+/**
+ * Characters of outlined labels kept by their `<text>` element (about 2 MB): the labels of a few
+ * views. A view drawn again (its marks changed, the view cache emptied) finds its ruler labels
+ * and the numbers of marks that did not move here, instead of writing every coordinate again.
+ */
+export const OUTLINED_LABEL_CHARACTERS = 1024 * 1024;
+
 interface Glyph {
   /** Path commands with absolute coordinates, pen at the origin on the baseline. */
   readonly commands: ReadonlyArray<{ readonly op: string; readonly args: readonly number[] }>;
@@ -132,6 +139,11 @@ function num(value: number): string {
   return String(Number(f.toPrecision(9)));
 }
 
+/** A string of its own, not a slice of (or a rope over) a larger one. */
+function detached(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
+}
+
 function unescapeXml(text: string): string {
   return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
 }
@@ -139,6 +151,9 @@ function unescapeXml(text: string): string {
 /** Cached glyph outlines for one set of resvg font options. */
 export class GlyphCache {
   private readonly _faces = new Map<number, Face | null>();
+  /** Outlines by the `<text>` element they replace, oldest first (see OUTLINED_LABEL_CHARACTERS). */
+  private readonly _labels = new Map<string, string>();
+  private _labelCharacters = 0;
 
   constructor(private readonly _options: ResvgRenderOptions) {}
 
@@ -199,42 +214,80 @@ export class GlyphCache {
    * draw (other characters, other attributes) is left as it is, for resvg to shape.
    */
   outlineText(svg: string): string {
-    return svg.replace(/<text\b([^>]*)>([^<]*)<\/text>/g, (element, attributes: string, body) => {
-      const paint: string[] = [];
-      let x: number | undefined;
-      let y: number | undefined;
-      let size: number | undefined;
-      let anchor = 'start';
-      const rest = attributes.replace(/\s*([a-z-]+)="([^"]*)"/g, (_, name: string, value) => {
-        const v = value as string;
-        if (name === 'x') {
-          x = Number(v);
-        } else if (name === 'y') {
-          y = Number(v);
-        } else if (name === 'font-size') {
-          size = Number(v);
-        } else if (name === 'text-anchor') {
-          anchor = v;
-        } else if (PAINT_ATTRIBUTES.has(name)) {
-          paint.push(`${name}="${v}"`);
-        } else {
-          return `${name}=`; // unknown: leaves `rest` non-empty
-        }
-        return '';
-      });
-      if (
-        rest.trim() !== '' ||
-        x === undefined ||
-        y === undefined ||
-        size === undefined ||
-        !Number.isFinite(x + y + size) ||
-        !['start', 'middle', 'end'].includes(anchor)
-      ) {
-        return element;
+    return svg.replace(/<text\b([^>]*)>([^<]*)<\/text>/g, (element: string, attributes, body) => {
+      const known = this._labels.get(element);
+      if (known !== undefined) {
+        return known;
       }
-      return (
-        this.labelPath(unescapeXml(body as string), x, y, size, anchor, paint.join(' ')) ?? element
-      );
+      const outlined = this._outline(element, attributes as string, body as string);
+      this._keep(element, outlined);
+      return outlined;
     });
+  }
+
+  /** Characters of the outlined labels kept, element and outline (at most OUTLINED_LABEL_CHARACTERS). */
+  get keptLabelCharacters(): number {
+    return this._labelCharacters;
+  }
+
+  /** Forget the outlined labels kept (not the glyphs): the benchmark's cold views. */
+  forgetLabels(): void {
+    this._labels.clear();
+    this._labelCharacters = 0;
+  }
+
+  /** Keep a label's outline, the oldest dropped past OUTLINED_LABEL_CHARACTERS. */
+  private _keep(element: string, outlined: string): void {
+    const size = element.length + outlined.length;
+    if (size > OUTLINED_LABEL_CHARACTERS / 16) {
+      return;
+    }
+    // Copies: a match is a slice of the whole overlay, which a kept slice would keep alive.
+    this._labels.set(detached(element), detached(outlined));
+    this._labelCharacters += size;
+    for (const [oldest, kept] of this._labels) {
+      if (this._labelCharacters <= OUTLINED_LABEL_CHARACTERS) {
+        break;
+      }
+      this._labels.delete(oldest);
+      this._labelCharacters -= oldest.length + kept.length;
+    }
+  }
+
+  /** One `<text>` element as its outline, or as it is when it should stay text. */
+  private _outline(element: string, attributes: string, body: string): string {
+    const paint: string[] = [];
+    let x: number | undefined;
+    let y: number | undefined;
+    let size: number | undefined;
+    let anchor = 'start';
+    const rest = attributes.replace(/\s*([a-z-]+)="([^"]*)"/g, (_, name: string, value) => {
+      const v = value as string;
+      if (name === 'x') {
+        x = Number(v);
+      } else if (name === 'y') {
+        y = Number(v);
+      } else if (name === 'font-size') {
+        size = Number(v);
+      } else if (name === 'text-anchor') {
+        anchor = v;
+      } else if (PAINT_ATTRIBUTES.has(name)) {
+        paint.push(`${name}="${v}"`);
+      } else {
+        return `${name}=`; // unknown: leaves `rest` non-empty
+      }
+      return '';
+    });
+    if (
+      rest.trim() !== '' ||
+      x === undefined ||
+      y === undefined ||
+      size === undefined ||
+      !Number.isFinite(x + y + size) ||
+      !['start', 'middle', 'end'].includes(anchor)
+    ) {
+      return element;
+    }
+    return this.labelPath(unescapeXml(body), x, y, size, anchor, paint.join(' ')) ?? element;
   }
 }

@@ -48,6 +48,11 @@ export function overlayGlyphs(): GlyphCache {
   return glyphCache;
 }
 
+/** Forget the outlined labels kept (the glyphs stay): for the benchmark's cold views. */
+export function forgetOutlinedLabels(): void {
+  glyphCache?.forgetLabels();
+}
+
 /** resvg's options for an overlay: the font only when text is left after outlining. */
 function optionsFor(svg: string): ResvgRenderOptions {
   // Labels reach resvg as outlines: with no text left, loading the font file for every render
