@@ -105,21 +105,25 @@ function loadFace(size: number, options: ResvgRenderOptions): Face {
  */
 export function fixedDecimal(k: number, digits: 5 | 6): string {
   const sign = k < 0 ? '-' : '';
-  const magnitude = Math.abs(k);
-  const unit = 10 ** digits;
+  const magnitude = k < 0 ? -k : k;
+  const unit = digits === 5 ? 1e5 : 1e6;
   const whole = Math.floor(magnitude / unit);
   let fraction = magnitude - whole * unit;
   if (fraction === 0) {
-    return whole === 0 ? '0' : `${sign}${whole}`;
+    return whole === 0 ? '0' : sign + whole;
   }
   let places: number = digits;
   while (fraction % 10 === 0) {
     fraction /= 10;
     places--;
   }
+  // Zeros between the point and the fraction's digits: at most five (fraction ≥ 1, places ≤ 6).
   const text = String(fraction);
-  return `${sign}${whole}.${'0'.repeat(places - text.length)}${text}`;
+  return sign + whole + POINT_ZEROS[places - text.length] + text;
 }
+
+/** The decimal point followed by 0–5 zeros, by their number. */
+const POINT_ZEROS = ['.', '.0', '.00', '.000', '.0000', '.00000'];
 
 function num(value: number): string {
   // resvg lays text out in f32; rounding the same way keeps labels pixel-identical to its own text.
@@ -128,12 +132,16 @@ function num(value: number): string {
   // coordinate but the first few pixels of a view), an f32's spacing is at least 2^-19, so six
   // decimals (five above 128) nearly always read back exactly: the check keeps it exact, and
   // toPrecision, many times slower, is left for the rest. The shorter text also parses faster.
-  const magnitude = Math.abs(f);
-  const digits = magnitude >= 128 ? 5 : magnitude >= 16 ? 6 : 0;
-  if (digits !== 0) {
-    const k = Math.round(f * 10 ** digits);
-    if (Math.fround(k / 10 ** digits) === f) {
-      return fixedDecimal(k, digits);
+  const magnitude = f < 0 ? -f : f;
+  if (magnitude >= 128) {
+    const k = Math.round(f * 1e5);
+    if (Math.fround(k / 1e5) === f) {
+      return fixedDecimal(k, 5);
+    }
+  } else if (magnitude >= 16) {
+    const k = Math.round(f * 1e6);
+    if (Math.fround(k / 1e6) === f) {
+      return fixedDecimal(k, 6);
     }
   }
   return String(Number(f.toPrecision(9)));
@@ -196,17 +204,19 @@ export class GlyphCache {
     const glyphs = [...text].map(c => face.get(c) as Glyph);
     const width = glyphs.reduce((sum, glyph) => sum + glyph.advance, 0);
     let pen = anchor === 'middle' ? x - width / 2 : anchor === 'end' ? x - width : x;
-    const parts: string[] = [];
+    // Written by appending (a rope V8 joins once), which cost half of collecting the tokens in
+    // an array and joining them.
+    let d = '';
     for (const glyph of glyphs) {
       for (const { op, args } of glyph.commands) {
-        parts.push(op);
+        d += d === '' ? op : ' ' + op;
         for (let i = 0; i < args.length; i += 2) {
-          parts.push(num(args[i] + pen), num(args[i + 1] + baseline));
+          d += ' ' + num(args[i] + pen) + ' ' + num(args[i + 1] + baseline);
         }
       }
       pen += glyph.advance;
     }
-    return `<path ${paint} d="${parts.join(' ')}"/>`;
+    return `<path ${paint} d="${d}"/>`;
   }
 
   /**
