@@ -14,9 +14,9 @@ import {
   type ViewRect,
   type VisionRecord
 } from '../tools/vision';
-import { borrowCanvas } from './canvas-pool';
 import { overlayGlyphs, rasterizeOverlay, rasterizeOverlayParts } from './overlay';
 import type { Picture } from './pictures';
+import { allocatePixels } from './png-encode';
 import {
   decodeError,
   resizePanes,
@@ -43,13 +43,13 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
 }
 
 /**
- * A view's canvas before any pane is placed: the margin background everywhere, borrowed from
- * ./canvas-pool (./render gives it back once encoded), for ./png-encode to read in place.
+ * A view's canvas before any pane is placed: the margin background everywhere, allocated for
+ * ./png-encode to read in place.
  */
 function blankCanvas(geometry: ViewGeometry): RawImage {
   const { width, height } = geometry;
   const background = MARGIN_BACKGROUND;
-  const data = borrowCanvas(width, height, 3).fill(
+  const data = allocatePixels(width, height, 3).fill(
     Buffer.from([background.r, background.g, background.b])
   );
   return { data, raw: { width, height, channels: 3 } };

@@ -54,18 +54,17 @@ let idleCollection: NodeJS.Timeout | undefined;
 /**
  * A burst of renders leaves tens of megabytes of finished views' buffers (held outside the JS heap)
  * for V8 to collect, and an idle server gives it no reason to: the memory stayed taken for good.
- * Once the queue has been idle a moment, `release` drops what the renderer keeps for the next
- * render (its free canvases), and when the figure server runs with `--expose-gc` (its environment
- * sets NODE_OPTIONS) one collection gives it back.
+ * When the figure server runs with `--expose-gc` (its environment sets NODE_OPTIONS), one
+ * collection after the queue has been idle a moment gives it back.
  */
-export function collectWhenIdle(queue: Semaphore, release: () => void = () => undefined): void {
+export function collectWhenIdle(queue: Semaphore): void {
+  if (typeof gc !== 'function') {
+    return;
+  }
   clearTimeout(idleCollection);
   idleCollection = setTimeout(() => {
     if (queue.idle) {
-      release();
-      if (typeof gc === 'function') {
-        gc();
-      }
+      gc?.();
     }
   }, IDLE_COLLECT_MS);
   idleCollection.unref();

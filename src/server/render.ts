@@ -27,7 +27,6 @@ import {
 import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError } from './http';
 import type { Picture } from './pictures';
-import { emptyCanvasPool, returnCanvas } from './canvas-pool';
 import { forgetOutlinedLabels } from './overlay';
 import { encodePng } from './png-encode';
 import { drawCanvas } from './render-canvas';
@@ -130,57 +129,24 @@ export interface RenderOptions {
 }
 
 /**
- * A view's canvas being drawn or read: its readers (renders in either format), and whether it is
- * still being drawn (a render of the same view may still join) or done (no one else will).
- */
-interface SharedCanvas {
-  readonly canvas: Promise<RawImage>;
-  readers: number;
-  done: boolean;
-}
-
-/**
  * Views being drawn, by view (without its format), as composited pixels: a view asked for in both
  * formats at once (the chat shows the PNG and sends the model its compact copy) is decoded,
  * rasterized and composited once. Only work in flight is held here; finished views live in the
- * view cache, as encoded bytes.
+ * view cache.
  */
-const canvasesInFlight = new Map<string, SharedCanvas>();
+const canvasesInFlight = new Map<string, Promise<RawImage>>();
 
-/**
- * `read` the view's canvas, drawn by `draw` or by a render of the same view in flight. The canvas
- * goes back to ./canvas-pool when it is drawn and its last reader is done (not before: another
- * view would draw over pixels an encode still reads).
- */
-async function readCanvas<T>(
-  key: string,
-  draw: () => Promise<RawImage>,
-  read: (canvas: RawImage) => Promise<T>
-): Promise<T> {
-  let shared = canvasesInFlight.get(key);
-  if (!shared) {
-    const drawing: SharedCanvas = { canvas: draw(), readers: 0, done: false };
-    canvasesInFlight.set(key, drawing);
+function sharedCanvas(key: string, draw: () => Promise<RawImage>): Promise<RawImage> {
+  let pending = canvasesInFlight.get(key);
+  if (!pending) {
+    pending = draw();
+    canvasesInFlight.set(key, pending);
     const forget = (): void => {
       canvasesInFlight.delete(key);
-      drawing.done = true;
     };
-    drawing.canvas.then(forget, forget);
-    shared = drawing;
+    pending.then(forget, forget);
   }
-  shared.readers++;
-  let canvas: RawImage | undefined;
-  try {
-    canvas = await shared.canvas;
-    return await read(canvas);
-  } finally {
-    shared.readers--;
-    // `done` is set before any reader resumes (it was the first to wait on the drawing), so no
-    // render joins a canvas given back.
-    if (canvas && shared.readers === 0 && shared.done) {
-      returnCanvas(canvas.data);
-    }
-  }
+  return pending;
 }
 
 async function encodeView(canvas: RawImage, format: ViewFormat): Promise<Buffer> {
@@ -215,13 +181,9 @@ export async function renderView(
   return renderedViews.getOrCreate(`${format}/${view}`, () =>
     renders.use(async () => {
       try {
-        const bytes = await readCanvas(
-          view,
-          () => drawCanvas(picture, geometry, record, full),
-          canvas => encodeView(canvas, format)
-        );
+        const canvas = await sharedCanvas(view, () => drawCanvas(picture, geometry, record, full));
         return {
-          bytes,
+          bytes: await encodeView(canvas, format),
           mime: format === 'model' ? 'image/jpeg' : 'image/png',
           width: geometry.width,
           height: geometry.height,
@@ -229,7 +191,7 @@ export async function renderView(
           ...(shrunk ? { shrunkFrom: { width: full.width, height: full.height } } : {})
         } satisfies RenderedView;
       } finally {
-        collectWhenIdle(renders, emptyCanvasPool);
+        collectWhenIdle(renders);
       }
     }, options.lane)
   );
