@@ -27,7 +27,7 @@ import {
 import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError } from './http';
 import type { Picture } from './pictures';
-import { forgetOutlinedLabels } from './overlay';
+import { forgetOverlays } from './overlay';
 import { encodePng } from './png-encode';
 import { drawCanvas } from './render-canvas';
 import { clearDecodedPictures, decodedCacheStats, type RawImage } from './render-decode';
@@ -103,13 +103,13 @@ export function renderCacheStats(): { decoded: ByteCacheStats; views: ByteCacheS
 
 /**
  * Empty the caches (`views`: only the rendered views, so the next view of a picture renders but
- * reuses its decode and the labels already outlined): the benchmark's cold and repeated runs,
+ * reuses its decode, and the overlay's outlined labels and rasterized canvases): the benchmark's cold and repeated runs,
  * and tests that count renders.
  */
 export function clearRenderCaches(which: 'all' | 'views' = 'all'): void {
   if (which === 'all') {
     clearDecodedPictures();
-    forgetOutlinedLabels();
+    forgetOverlays();
   }
   renderedViews.clear();
 }
