@@ -1,6 +1,6 @@
 import { Resvg } from '@resvg/resvg-js';
 
-import { fixedDecimal, GlyphCache } from '../server/glyphs';
+import { fixedDecimal, GlyphCache, OUTLINED_LABEL_CHARACTERS } from '../server/glyphs';
 import { resvgOverlayOptions } from '../server/overlay';
 
 const options = resvgOverlayOptions();
@@ -46,6 +46,39 @@ describe('glyph labels', () => {
     const text = new Resvg(svg, options).render().pixels;
     const paths = new Resvg(outlined, options).render().pixels;
     expect(paths.equals(text)).toBe(true);
+  });
+
+  it('keep outlined labels: drawn again, a label is not outlined again, and reads the same', () => {
+    const cache = new GlyphCache(options);
+    const label = (x: number, text: string): string =>
+      `<text x="${x}" y="40.5" font-size="12" text-anchor="middle" fill="#ffffff">${text}</text>`;
+    const svg = `<svg>${label(10.25, '1,024')}${label(80.75, '#7')}<rect/></svg>`;
+    const outlined = cache.outlineText(svg);
+    const outline = jest.spyOn(cache, 'labelPath');
+    expect(cache.outlineText(svg)).toBe(outlined);
+    expect(outline).not.toHaveBeenCalled();
+    // Another label (or the same one elsewhere) is outlined; the kept ones are not.
+    const moved = `<svg>${label(10.25, '1,024')}${label(81.75, '#7')}</svg>`;
+    expect(cache.outlineText(moved)).toBe(new GlyphCache(options).outlineText(moved));
+    expect(outline).toHaveBeenCalledTimes(1);
+    cache.forgetLabels();
+    expect(cache.keptLabelCharacters).toBe(0);
+    cache.outlineText(svg);
+    expect(outline).toHaveBeenCalledTimes(3);
+  });
+
+  it('keep outlined labels within their budget, the oldest dropped first', () => {
+    const cache = new GlyphCache(options);
+    const label = (i: number): string =>
+      `<svg><text x="${i}.5" y="20" font-size="11" fill="#ffffff">${i}</text></svg>`;
+    let kept = 0;
+    for (let i = 0; kept < 3 * OUTLINED_LABEL_CHARACTERS; i++) {
+      kept += label(i).length + cache.outlineText(label(i)).length;
+      expect(cache.keptLabelCharacters).toBeLessThanOrEqual(OUTLINED_LABEL_CHARACTERS);
+    }
+    const outline = jest.spyOn(cache, 'labelPath');
+    cache.outlineText(label(0));
+    expect(outline).toHaveBeenCalledTimes(1);
   });
 
   it('write a rounded coordinate exactly as String writes the same double', () => {

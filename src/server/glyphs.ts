@@ -29,6 +29,13 @@ const PAINT_ATTRIBUTES = new Set([
 /** Most font sizes kept; overlays use three. */
 const MAX_SIZES = 16;
 
+/**
+ * Characters of outlined labels kept by their `<text>` element (about 2 MB): the labels of a few
+ * views. A view drawn again (its marks changed, the view cache emptied) finds its ruler labels
+ * and the numbers of marks that did not move here, instead of writing every coordinate again.
+ */
+export const OUTLINED_LABEL_CHARACTERS = 1024 * 1024;
+
 interface Glyph {
   /** Path commands with absolute coordinates, pen at the origin on the baseline. */
   readonly commands: ReadonlyArray<{ readonly op: string; readonly args: readonly number[] }>;
@@ -98,21 +105,25 @@ function loadFace(size: number, options: ResvgRenderOptions): Face {
  */
 export function fixedDecimal(k: number, digits: 5 | 6): string {
   const sign = k < 0 ? '-' : '';
-  const magnitude = Math.abs(k);
-  const unit = 10 ** digits;
+  const magnitude = k < 0 ? -k : k;
+  const unit = digits === 5 ? 1e5 : 1e6;
   const whole = Math.floor(magnitude / unit);
   let fraction = magnitude - whole * unit;
   if (fraction === 0) {
-    return whole === 0 ? '0' : `${sign}${whole}`;
+    return whole === 0 ? '0' : sign + whole;
   }
   let places: number = digits;
   while (fraction % 10 === 0) {
     fraction /= 10;
     places--;
   }
+  // Zeros between the point and the fraction's digits: at most five (fraction ≥ 1, places ≤ 6).
   const text = String(fraction);
-  return `${sign}${whole}.${'0'.repeat(places - text.length)}${text}`;
+  return sign + whole + POINT_ZEROS[places - text.length] + text;
 }
+
+/** The decimal point followed by 0–5 zeros, by their number. */
+const POINT_ZEROS = ['.', '.0', '.00', '.000', '.0000', '.00000'];
 
 function num(value: number): string {
   // resvg lays text out in f32; rounding the same way keeps labels pixel-identical to its own text.
@@ -121,15 +132,24 @@ function num(value: number): string {
   // coordinate but the first few pixels of a view), an f32's spacing is at least 2^-19, so six
   // decimals (five above 128) nearly always read back exactly: the check keeps it exact, and
   // toPrecision, many times slower, is left for the rest. The shorter text also parses faster.
-  const magnitude = Math.abs(f);
-  const digits = magnitude >= 128 ? 5 : magnitude >= 16 ? 6 : 0;
-  if (digits !== 0) {
-    const k = Math.round(f * 10 ** digits);
-    if (Math.fround(k / 10 ** digits) === f) {
-      return fixedDecimal(k, digits);
+  const magnitude = f < 0 ? -f : f;
+  if (magnitude >= 128) {
+    const k = Math.round(f * 1e5);
+    if (Math.fround(k / 1e5) === f) {
+      return fixedDecimal(k, 5);
+    }
+  } else if (magnitude >= 16) {
+    const k = Math.round(f * 1e6);
+    if (Math.fround(k / 1e6) === f) {
+      return fixedDecimal(k, 6);
     }
   }
   return String(Number(f.toPrecision(9)));
+}
+
+/** A string of its own, not a slice of (or a rope over) a larger one. */
+function detached(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 function unescapeXml(text: string): string {
@@ -139,6 +159,9 @@ function unescapeXml(text: string): string {
 /** Cached glyph outlines for one set of resvg font options. */
 export class GlyphCache {
   private readonly _faces = new Map<number, Face | null>();
+  /** Outlines by the `<text>` element they replace, oldest first (see OUTLINED_LABEL_CHARACTERS). */
+  private readonly _labels = new Map<string, string>();
+  private _labelCharacters = 0;
 
   constructor(private readonly _options: ResvgRenderOptions) {}
 
@@ -181,17 +204,19 @@ export class GlyphCache {
     const glyphs = [...text].map(c => face.get(c) as Glyph);
     const width = glyphs.reduce((sum, glyph) => sum + glyph.advance, 0);
     let pen = anchor === 'middle' ? x - width / 2 : anchor === 'end' ? x - width : x;
-    const parts: string[] = [];
+    // Written by appending (a rope V8 joins once), which cost half of collecting the tokens in
+    // an array and joining them.
+    let d = '';
     for (const glyph of glyphs) {
       for (const { op, args } of glyph.commands) {
-        parts.push(op);
+        d += d === '' ? op : ' ' + op;
         for (let i = 0; i < args.length; i += 2) {
-          parts.push(num(args[i] + pen), num(args[i + 1] + baseline));
+          d += ' ' + num(args[i] + pen) + ' ' + num(args[i + 1] + baseline);
         }
       }
       pen += glyph.advance;
     }
-    return `<path ${paint} d="${parts.join(' ')}"/>`;
+    return `<path ${paint} d="${d}"/>`;
   }
 
   /**
@@ -199,42 +224,80 @@ export class GlyphCache {
    * draw (other characters, other attributes) is left as it is, for resvg to shape.
    */
   outlineText(svg: string): string {
-    return svg.replace(/<text\b([^>]*)>([^<]*)<\/text>/g, (element, attributes: string, body) => {
-      const paint: string[] = [];
-      let x: number | undefined;
-      let y: number | undefined;
-      let size: number | undefined;
-      let anchor = 'start';
-      const rest = attributes.replace(/\s*([a-z-]+)="([^"]*)"/g, (_, name: string, value) => {
-        const v = value as string;
-        if (name === 'x') {
-          x = Number(v);
-        } else if (name === 'y') {
-          y = Number(v);
-        } else if (name === 'font-size') {
-          size = Number(v);
-        } else if (name === 'text-anchor') {
-          anchor = v;
-        } else if (PAINT_ATTRIBUTES.has(name)) {
-          paint.push(`${name}="${v}"`);
-        } else {
-          return `${name}=`; // unknown: leaves `rest` non-empty
-        }
-        return '';
-      });
-      if (
-        rest.trim() !== '' ||
-        x === undefined ||
-        y === undefined ||
-        size === undefined ||
-        !Number.isFinite(x + y + size) ||
-        !['start', 'middle', 'end'].includes(anchor)
-      ) {
-        return element;
+    return svg.replace(/<text\b([^>]*)>([^<]*)<\/text>/g, (element: string, attributes, body) => {
+      const known = this._labels.get(element);
+      if (known !== undefined) {
+        return known;
       }
-      return (
-        this.labelPath(unescapeXml(body as string), x, y, size, anchor, paint.join(' ')) ?? element
-      );
+      const outlined = this._outline(element, attributes as string, body as string);
+      this._keep(element, outlined);
+      return outlined;
     });
+  }
+
+  /** Characters of the outlined labels kept, element and outline (at most OUTLINED_LABEL_CHARACTERS). */
+  get keptLabelCharacters(): number {
+    return this._labelCharacters;
+  }
+
+  /** Forget the outlined labels kept (not the glyphs): the benchmark's cold views. */
+  forgetLabels(): void {
+    this._labels.clear();
+    this._labelCharacters = 0;
+  }
+
+  /** Keep a label's outline, the oldest dropped past OUTLINED_LABEL_CHARACTERS. */
+  private _keep(element: string, outlined: string): void {
+    const size = element.length + outlined.length;
+    if (size > OUTLINED_LABEL_CHARACTERS / 16) {
+      return;
+    }
+    // Copies: a match is a slice of the whole overlay, which a kept slice would keep alive.
+    this._labels.set(detached(element), detached(outlined));
+    this._labelCharacters += size;
+    for (const [oldest, kept] of this._labels) {
+      if (this._labelCharacters <= OUTLINED_LABEL_CHARACTERS) {
+        break;
+      }
+      this._labels.delete(oldest);
+      this._labelCharacters -= oldest.length + kept.length;
+    }
+  }
+
+  /** One `<text>` element as its outline, or as it is when it should stay text. */
+  private _outline(element: string, attributes: string, body: string): string {
+    const paint: string[] = [];
+    let x: number | undefined;
+    let y: number | undefined;
+    let size: number | undefined;
+    let anchor = 'start';
+    const rest = attributes.replace(/\s*([a-z-]+)="([^"]*)"/g, (_, name: string, value) => {
+      const v = value as string;
+      if (name === 'x') {
+        x = Number(v);
+      } else if (name === 'y') {
+        y = Number(v);
+      } else if (name === 'font-size') {
+        size = Number(v);
+      } else if (name === 'text-anchor') {
+        anchor = v;
+      } else if (PAINT_ATTRIBUTES.has(name)) {
+        paint.push(`${name}="${v}"`);
+      } else {
+        return `${name}=`; // unknown: leaves `rest` non-empty
+      }
+      return '';
+    });
+    if (
+      rest.trim() !== '' ||
+      x === undefined ||
+      y === undefined ||
+      size === undefined ||
+      !Number.isFinite(x + y + size) ||
+      !['start', 'middle', 'end'].includes(anchor)
+    ) {
+      return element;
+    }
+    return this.labelPath(unescapeXml(body), x, y, size, anchor, paint.join(' ')) ?? element;
   }
 }

@@ -27,6 +27,7 @@ import {
 import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { HttpError } from './http';
 import type { Picture } from './pictures';
+import { forgetOverlays } from './overlay';
 import { encodePng } from './png-encode';
 import { drawCanvas } from './render-canvas';
 import { clearDecodedPictures, decodedCacheStats, type RawImage } from './render-decode';
@@ -102,11 +103,13 @@ export function renderCacheStats(): { decoded: ByteCacheStats; views: ByteCacheS
 
 /**
  * Empty the caches (`views`: only the rendered views, so the next view of a picture renders but
- * reuses its decode): the benchmark's cold and repeated runs, and tests that count renders.
+ * reuses its decode, and the overlay's outlined labels and rasterized canvases): the benchmark's cold and repeated runs,
+ * and tests that count renders.
  */
 export function clearRenderCaches(which: 'all' | 'views' = 'all'): void {
   if (which === 'all') {
     clearDecodedPictures();
+    forgetOverlays();
   }
   renderedViews.clear();
 }
