@@ -201,3 +201,63 @@ export async function saveAndCloseAll(page: IJupyterLabPageFixture): Promise<voi
   });
   await expect(page.locator('#jp-main-dock-panel .jp-NotebookPanel')).toHaveCount(0);
 }
+
+/**
+ * Put `source` into code cell `index` of the notebook shown in the main area through the
+ * notebook's model, as a paste or a sync would, and click that cell (command mode) so that
+ * Galata's `runCell` runs it. Galata's `setCell` types the source a key at a time, which takes
+ * half a minute for a few lines on a loaded machine; the specs that only need code in a cell use
+ * this, and chat.spec.ts, chat-progress.spec.ts and notebook-figures.spec.ts still type theirs.
+ * With `index` equal to the cell count, a code cell is added at the end.
+ */
+export async function setCode(
+  page: IJupyterLabPageFixture,
+  index: number,
+  source: string
+): Promise<void> {
+  await page.evaluate(
+    ({ index, source }) => {
+      const panel = window.jupyterapp.shell.currentWidget as unknown as {
+        content?: {
+          model: {
+            sharedModel: {
+              cells: Array<{ cell_type: string }>;
+              insertCell(at: number, cell: { cell_type: string; source: string }): void;
+            };
+          } | null;
+          widgets: ReadonlyArray<{
+            model: { sharedModel: { setSource(value: string): void } };
+          }>;
+          activeCellIndex: number;
+          mode: string;
+        };
+      };
+      const notebook = panel.content;
+      const model = notebook?.model;
+      if (!notebook || !model) {
+        throw new Error('setCode: no notebook in the main area');
+      }
+      const cells = model.sharedModel.cells;
+      if (index === cells.length) {
+        model.sharedModel.insertCell(index, { cell_type: 'code', source });
+      } else if (cells[index]?.cell_type === 'code') {
+        notebook.widgets[index].model.sharedModel.setSource(source);
+      } else {
+        throw new Error(`setCode: cell ${index} is not a code cell`);
+      }
+      notebook.mode = 'command';
+      notebook.activeCellIndex = index;
+    },
+    { index, source }
+  );
+  // Focus the cell as a click on it does, so that Control+Enter (Galata's `runCell`) reaches it.
+  expect(await page.notebook.selectCells(index)).toBe(true);
+  // The cell shows the source in its editor before anything runs it.
+  const lastLine = source.split('\n').pop() ?? '';
+  await expect(
+    page
+      .locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell:visible')
+      .nth(index)
+      .locator('.cm-content')
+  ).toContainText(lastLine);
+}

@@ -15,6 +15,7 @@ import {
   reloadLab,
   resetModelLog,
   saveAndCloseAll,
+  setCode,
   SETTINGS
 } from './helpers';
 
@@ -58,9 +59,9 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   const path = `${tmpPath}/vision-widget.ipynb`;
   await createNotebookFile(page, path);
   await openNotebook(page, path);
-  await page.notebook.setCell(
+  await setCode(
+    page,
     0,
-    'code',
     'import json\nimport numpy as np\nfrom jupyterlab_figure_chat import Figure, Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv'
   );
   await page.notebook.runCell(0, true);
@@ -83,7 +84,7 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   await page.mouse.up();
   await expect(marks.locator('[data-mark]')).toHaveCount(3);
 
-  await page.notebook.addCell('code', 'print(json.dumps(v.marks))');
+  await setCode(page, 1, 'print(json.dumps(v.marks))');
   await page.notebook.runCell(1, true);
   await expect(cellText(page, 1)).toContainText('"kind": "box"');
   const read = JSON.parse((await cellText(page, 1).textContent()) ?? '[]') as Array<
@@ -104,8 +105,9 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   near(read[2].y1, 251);
 
   // Kernel to widget: assigning the marks redraws them.
-  await page.notebook.addCell(
-    'code',
+  await setCode(
+    page,
+    2,
     'v.marks = v.marks[:2] + [{"x": 20, "y": 30, "caption": "from python", "colour": "red"}]'
   );
   await page.notebook.runCell(2, true);
@@ -134,10 +136,7 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   expect(toolTexts[2]).toMatch(/#1\b/);
   expect(toolTexts[2]).toContain('from python');
   expect(toolTexts[2]).toContain('from chat');
-  await page.notebook.addCell(
-    'code',
-    'print(json.dumps([[m["id"], m["caption"]] for m in v.marks]))'
-  );
+  await setCode(page, 3, 'print(json.dumps([[m["id"], m["caption"]] for m in v.marks]))');
   await page.notebook.runCell(3, true);
   await expect(cellText(page, 3)).toContainText('from chat');
   expect(JSON.parse((await cellText(page, 3).textContent()) ?? '[]')).toEqual([
@@ -147,8 +146,9 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
     [5, 'from chat']
   ]);
 
-  await page.notebook.addCell(
-    'code',
+  await setCode(
+    page,
+    4,
     'Figure(\'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80"><rect x="10" y="10" width="150" height="50" fill="teal"/></svg>\', alt="A teal bar")'
   );
   await page.notebook.runCell(4, true);
@@ -191,9 +191,9 @@ test('marks the chat writes into a Vision widget count only once the kernel take
   const path = `${tmpPath}/vision-busy.ipynb`;
   await createNotebookFile(page, path);
   await openNotebook(page, path);
-  await page.notebook.setCell(
+  await setCode(
+    page,
     0,
-    'code',
     'import json, os, time\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv'
   );
   await page.notebook.runCell(0, true);
@@ -204,8 +204,9 @@ test('marks the chat writes into a Vision widget count only once the kernel take
   // than the tool waits (10 s), so the kernel must not take it when it gets to it. The cell runs
   // until the test releases it (a file written once the tool has given up; two minutes at most),
   // so the write is past its deadline however slow the machine, with no fixed sleep to wait out.
-  await page.notebook.addCell(
-    'code',
+  await setCode(
+    page,
+    1,
     'any(os.path.exists("release") or time.sleep(0.1) for _ in range(1200))\nprint("slept")'
   );
   await page.notebook.selectCells(1);
@@ -231,7 +232,7 @@ test('marks the chat writes into a Vision widget count only once the kernel take
     data: { type: 'file', format: 'text', content: '' }
   });
   expect(release.ok()).toBeTruthy();
-  await page.notebook.addCell('code', 'print(json.dumps(v.marks))');
+  await setCode(page, 2, 'print(json.dumps(v.marks))');
   await page.notebook.runCell(2, true);
   await expect(cellText(page, 1)).toContainText('slept');
   await expect(cellText(page, 2)).toHaveText('[]');

@@ -8,7 +8,7 @@
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import { expect, test } from '@jupyterlab/galata';
 
-import { createNotebookFile, openNotebook, reloadLab, SETTINGS } from './helpers';
+import { createNotebookFile, openNotebook, reloadLab, setCode, SETTINGS } from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -19,9 +19,9 @@ test('a Vision widget shows its picture again after a reload with a live kernel'
   const path = `${tmpPath}/vision-preview.ipynb`;
   await createNotebookFile(page, path);
   await openNotebook(page, path);
-  await page.notebook.setCell(
+  await setCode(
+    page,
     0,
-    'code',
     'import numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 120, np.uint8))\nv.mark(["100,100"])\nv'
   );
   await page.notebook.runCell(0, true);
@@ -74,9 +74,9 @@ test('a big picture paints a small quick preview first, at its final size, never
   await openNotebook(page, path);
   // A noisy 4000×3000 JPEG, like a photo: its saved PNG takes the kernel a second or more, so the
   // sharp preview (sent after it) never comes before the quick one is on the page.
-  await page.notebook.setCell(
+  await setCode(
+    page,
     0,
-    'code',
     [
       'import numpy as np',
       'from PIL import Image',

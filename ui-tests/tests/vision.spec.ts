@@ -23,6 +23,7 @@ import {
   reloadLab,
   resetModelLog,
   saveAndCloseAll,
+  setCode,
   SETTINGS,
   storedTranscript
 } from './helpers';
@@ -47,9 +48,9 @@ test('marks, a close-up and a sheet over a cell plot replay identically after a 
   const path = `${tmpPath}/plot.ipynb`;
   await createNotebookFile(page, path);
   await openNotebook(page, path);
-  await page.notebook.setCell(
+  await setCode(
+    page,
     0,
-    'code',
     'import matplotlib.pyplot as plt\nplt.figure(figsize=(4, 3))\nplt.plot([0, 1, 2, 3], [0, 3, 1, 2])\nplt.show()'
   );
   await page.notebook.runCell(0);
