@@ -103,8 +103,8 @@ export function renderCacheStats(): { decoded: ByteCacheStats; views: ByteCacheS
 
 /**
  * Empty the caches (`views`: only the rendered views, so the next view of a picture renders but
- * reuses its decode, and the overlay's outlined labels and rasterized canvases): the benchmark's cold and repeated runs,
- * and tests that count renders.
+ * reuses its decode and the overlay's outlined labels and rasterized canvases): the benchmark's
+ * cold and repeated runs, and tests that count renders.
  */
 export function clearRenderCaches(which: 'all' | 'views' = 'all'): void {
   if (which === 'all') {
