@@ -67,22 +67,20 @@ export class PreviewImage {
     this._url = url;
     const ticket = ++this._latest;
     const next = this._image();
-    if (!this._shown) {
+    const first = !this._shown;
+    if (first) {
       // Nothing to keep on screen meanwhile: once the `data:` URL has loaded, its few hundred
       // pixels are decoded in the frame that draws it, and waiting for `decode()` would cost a
       // compositor frame or two.
       next.decoding = 'sync';
     }
     next.src = url;
-    if (!this._shown) {
+    if (first) {
       // Setting `src` queued the image's load as a microtask; a `data:` URL usually loads in it,
       // so after it (still in this task, before any frame) the first preview is ready to show.
       await Promise.resolve();
-      if (ticket !== this._latest) {
-        return;
-      }
     }
-    if (this._shown || !loaded(next)) {
+    if (!first || !loaded(next)) {
       // A sharper preview, or a first one the browser loads later (it does under load): never
       // put an empty <img> on the page, whose frame would show nothing where the room was.
       try {
@@ -90,9 +88,9 @@ export class PreviewImage {
       } catch {
         // Not decodable (the kernel checked it, so rare): show it as it is, as a plain <img> would.
       }
-      if (ticket !== this._latest) {
-        return;
-      }
+    }
+    if (ticket !== this._latest) {
+      return;
     }
     this._put(next);
   }

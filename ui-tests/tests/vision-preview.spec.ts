@@ -58,6 +58,7 @@ interface Shown {
   src: string;
   /** How many Vision editors the notebook had then (each view makes one). */
   editors: number;
+  /** When it was recorded (the page's clock, ms). */
   at: number;
   /** Index of the first entry for this same element, if it was recorded before. */
   again: number;
@@ -139,8 +140,9 @@ test('a big picture paints a small quick preview first, at its final size, never
       throw error;
     });
   const [quick, sharp] = await shown();
-  // Loaded when it was put on the page (a data: URL loads at once; a sharper one is decoded
-  // first), so the frame that shows it has the pixels.
+  // Loaded when it was put on the page (a data: URL loads in the microtask after `src` is set,
+  // else and for a sharper one the widget waits for the decode), so the frame that shows it has
+  // the pixels.
   expect(quick.complete && sharp.complete).toBe(true);
   // The quick preview takes the room of the sharp one: nothing moves when it is replaced.
   expect(quick.width).toBeGreaterThan(quick.natural);
