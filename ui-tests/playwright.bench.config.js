@@ -14,4 +14,11 @@ if (!process.env.FIGURE_CHAT_TEST_JUPYTER && existsSync(benchJupyter)) {
 }
 const config = require('./playwright.config.js');
 
-module.exports = { ...config, testDir: './bench', timeout: 300000 };
+module.exports = {
+  ...config,
+  testDir: './bench',
+  timeout: 300000,
+  // No Playwright trace: its screencast captures and ships every frame, CPU that the pages being
+  // timed then lack on a 2-core machine (a benchmark that fails says why in its own output).
+  use: { ...config.use, trace: 'off' }
+};
