@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import { enlargeSmooth } from '../server/enlarge';
+import { dropAlpha, enlargeSmooth } from '../server/enlarge';
 import type { RouteContext } from '../server/http';
 import { loadPicture } from '../server/pictures';
 import { renderView } from '../server/render';
@@ -171,5 +171,40 @@ describe('enlargeSmooth', () => {
     await expect(
       enlargeSmooth(image, { left: 2, top: 0, width: 3, height: 2 }, 8, 8)
     ).rejects.toThrow('cannot enlarge 3×2 at 2,0 of a 4×4×3 image to 8×8');
+  });
+});
+
+describe('dropAlpha', () => {
+  /** RGBA bytes where every byte differs from its neighbours', so a byte moved anywhere shows. */
+  function rgbaOf(pixels: number, offset = 0): Buffer {
+    const room = Buffer.alloc(offset + pixels * 4);
+    for (let i = 0; i < pixels * 4; i++) {
+      room[offset + i] = (i * 37 + 11) & 255;
+    }
+    return room.subarray(offset);
+  }
+
+  function byteByByte(rgba: Buffer): Buffer {
+    const rgb = Buffer.alloc((rgba.length / 4) * 3);
+    for (let p = 0; p < rgba.length / 4; p++) {
+      rgba.copy(rgb, p * 3, p * 4, p * 4 + 3);
+    }
+    return rgb;
+  }
+
+  it.each([0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 255, 256, 768 * 3 + 1])(
+    'keeps R, G and B of each of %i pixels, in order',
+    pixels => {
+      const rgba = rgbaOf(pixels);
+      expect(dropAlpha(rgba).equals(byteByByte(rgba))).toBe(true);
+    }
+  );
+
+  it('reads a source that does not start on a 4-byte boundary', () => {
+    for (const offset of [1, 2, 3]) {
+      const rgba = rgbaOf(41, offset);
+      expect(rgba.byteOffset % 4).not.toBe(0);
+      expect(dropAlpha(rgba).equals(byteByByte(rgba))).toBe(true);
+    }
   });
 });

@@ -13,6 +13,8 @@
  * rest reweighted, as Pillow does, where libvips repeated the edge pixels: the outermost view
  * pixel or two of a pane may differ by a few levels, nothing moves.
  */
+import { endianness } from 'node:os';
+
 import { FastResizeFilter, ResizeFit, Transformer } from '@napi-rs/image';
 
 import { netpbmHeader } from './png-encode';
@@ -68,13 +70,44 @@ export async function enlargeSmooth(
   if (rgba.length !== width * height * 4) {
     throw new Error(`the resizer returned ${rgba.length} bytes for ${width}×${height} RGBA`);
   }
-  // The resizer works in RGBA, with an opaque alpha; the views are RGB. (This loop runs as fast
-  // as a copy here; inside render.ts' per-pane layout callback the same loop ran ten times slower.)
-  const rgb = Buffer.allocUnsafe(width * height * 3);
-  for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
+  // The resizer works in RGBA, with an opaque alpha; the views are RGB.
+  return { data: dropAlpha(rgba), raw: { width, height, channels: 3 } };
+}
+
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+/**
+ * RGBA pixels as RGB (the alpha dropped), on this thread: four pixels read as four 32-bit words
+ * and written as three. A byte at a time cost 4–9 ms of the main thread per close-up (768×768),
+ * where every other stage of a repeated close-up waits for it; this takes about a third of that.
+ * Bytes at a time where words cannot be read (a big-endian host, a source not aligned to 4 bytes)
+ * and for the last pixels when their number is not a multiple of four.
+ */
+export function dropAlpha(rgba: Buffer): Buffer {
+  const pixels = rgba.length >> 2;
+  // Never a slice of Node's pool: its own memory, so its words are aligned (and every byte is
+  // written below).
+  const rgb = Buffer.allocUnsafeSlow(pixels * 3);
+  let done = 0;
+  if (LITTLE_ENDIAN && rgba.byteOffset % 4 === 0) {
+    const source = new Uint32Array(rgba.buffer, rgba.byteOffset, pixels);
+    const target = new Uint32Array(rgb.buffer, rgb.byteOffset, (pixels >> 2) * 3);
+    done = pixels & ~3;
+    for (let i = 0, j = 0; i < done; i += 4, j += 3) {
+      // Little-endian words: 0xAABBGGRR.
+      const p0 = source[i];
+      const p1 = source[i + 1];
+      const p2 = source[i + 2];
+      const p3 = source[i + 3];
+      target[j] = (p0 & 0xffffff) | (p1 << 24);
+      target[j + 1] = ((p1 >>> 8) & 0xffff) | (p2 << 16);
+      target[j + 2] = ((p2 >>> 16) & 0xff) | (p3 << 8);
+    }
+  }
+  for (let i = done * 4, j = done * 3; j < rgb.length; i += 4, j += 3) {
     rgb[j] = rgba[i];
     rgb[j + 1] = rgba[i + 1];
     rgb[j + 2] = rgba[i + 2];
   }
-  return { data: rgb, raw: { width, height, channels: 3 } };
+  return rgb;
 }
