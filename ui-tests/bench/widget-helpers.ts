@@ -53,14 +53,34 @@ export async function notebookWith(
   await openNotebook(page, path);
 }
 
-/** Run one cell and wait until its execution ends (its prompt shows a number). */
+/**
+ * Run one cell and wait until its execution ends (its prompt shows a number). It waits first for
+ * the notebook's kernel to be connected and idle: run sooner, the cell was sometimes never run
+ * (1 benchmark in 5 waited with an idle kernel that had received nothing), and Galata's
+ * `runCell`, which waits for the execution count without a time limit, held it for the whole
+ * test timeout. Here a cell that never runs fails after 240 s, saying so.
+ */
 export async function runCell(page: IJupyterLabPageFixture, index: number): Promise<void> {
-  await page.notebook.runCell(index, true);
+  await page.waitForFunction(
+    () => {
+      const panel = window.jupyterapp.shell.currentWidget as unknown as {
+        sessionContext?: {
+          session?: { kernel?: { connectionStatus: string; status: string } | null } | null;
+        };
+      };
+      const kernel = panel?.sessionContext?.session?.kernel;
+      return kernel?.connectionStatus === 'connected' && kernel.status === 'idle';
+    },
+    undefined,
+    { timeout: 120000 }
+  );
+  expect(await page.notebook.selectCells(index)).toBe(true);
+  await page.keyboard.press('Control+Enter');
   const prompt = page
     .locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell')
     .nth(index)
     .locator('.jp-InputPrompt');
-  await expect(prompt).toHaveText(/\[\d+\]/, { timeout: 240000 });
+  await expect(prompt, `cell ${index} did not run`).toHaveText(/\[\d+\]/, { timeout: 240000 });
 }
 
 /** Median and 95th percentile (nearest rank) of a list of numbers. */
