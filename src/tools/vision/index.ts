@@ -5,6 +5,8 @@ export * from './record';
 export * from './schemas';
 export * from './geometry';
 export * from './draw';
+export * from './rulers';
+export { FONT_FAMILY, type Box } from './overlay-svg';
 export * from './sheet-parts';
 export * from './core';
 export * from './fold';

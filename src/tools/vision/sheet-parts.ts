@@ -3,15 +3,11 @@
  * composites them in order): the same pixels as the whole overlay that `drawGeometry` (./draw)
  * draws, without a clip layer as large as the view per tile.
  */
-import {
-  FONT_FAMILY,
-  paneElements,
-  paneFrameElements,
-  TILE_LABEL_FONT_SIZE,
-  type Box
-} from './draw';
+import { paneElements } from './draw';
 import { SHEET_LABEL_HEIGHT, type ViewGeometry } from './geometry';
+import { FONT_FAMILY, type Box } from './overlay-svg';
 import type { VisionRecord } from './record';
+import { paneFrameElements, TILE_LABEL_FONT_SIZE } from './rulers';
 
 /** A rectangle of a view, in view pixels (integers). */
 export interface ViewRect {
