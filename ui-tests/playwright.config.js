@@ -30,9 +30,10 @@ module.exports = {
     ...baseConfig.use,
     baseURL: `http://127.0.0.1:${jupyterPort}${basePath.replace(/\/$/, '')}`,
     headless: true,
-    // Traced only when a test is retried (CI retries once): recording a trace screencasts every
-    // frame and snapshots the DOM at every action, which made chat-ux and vision-preview take
-    // 213-225 s instead of 140-153 s on 2 cores. Locally, `--trace on` records one.
+    // Traced only when a test is retried (with `CI` set, see `retries`): recording a trace
+    // screencasts every frame and snapshots the DOM at every action, which made chat-ux and
+    // vision-preview take 213-225 s instead of 140-153 s on 2 cores. A failure still leaves its
+    // page snapshot (error-context.md); `--trace on` records a trace.
     trace: 'on-first-retry',
     video: 'off',
     launchOptions: {

@@ -9,6 +9,7 @@ import { restartJupyter } from '../jupyter.mjs';
 import {
   ask,
   chat,
+  createNotebookFile,
   MODEL_URL,
   openChat,
   openNotebook,
@@ -97,14 +98,20 @@ test('a reload in the middle of an answer keeps the partial answer, marked inter
 });
 
 test('two notebooks keep separate conversations', async ({ page, tmpPath }) => {
-  await page.notebook.createNew('one.ipynb');
+  // Written on the server and opened, not made with File > New twice: Galata names a new notebook
+  // by renaming an Untitled.ipynb, and the second Untitled.ipynb once found the first one's
+  // kernel session (its path not yet renamed), opened without the kernel dialog, and Galata's
+  // `createNew` waited for that dialog until the test timed out (clean-clone CI, 2026-12-02).
+  await createNotebookFile(page, `${tmpPath}/one.ipynb`);
+  await openNotebook(page, `${tmpPath}/one.ipynb`);
   await openChat(page);
   await ask(page, '[script:hello] first notebook question');
   await expect(chat(page).locator('.jp-FigureChat-message-mod-assistant')).toContainText(
     'Hello from the scripted model.'
   );
 
-  await page.notebook.createNew('two.ipynb');
+  await createNotebookFile(page, `${tmpPath}/two.ipynb`);
+  await openNotebook(page, `${tmpPath}/two.ipynb`);
   await openChat(page);
   await expect(chat(page).locator('.jp-FigureChat-message-mod-user')).toHaveCount(0);
   await ask(page, '[script:hello] second notebook question');
