@@ -55,10 +55,10 @@ export async function notebookWith(
 
 /**
  * Run one cell and wait until its execution ends (its prompt shows a number). It waits first for
- * the notebook's kernel to be connected and idle: run sooner, the cell was sometimes never run
- * (1 benchmark in 5 waited with an idle kernel that had received nothing), and Galata's
- * `runCell`, which waits for the execution count without a time limit, held it for the whole
- * test timeout. Here a cell that never runs fails after 240 s, saying so.
+ * the notebook's kernel to be connected and idle: run as soon as the notebook opened, the cell was
+ * sometimes never run (1 benchmark in 5 waited with an idle kernel that had been sent nothing),
+ * and Galata's `runCell`, which waits for the execution count without a time limit, held it for
+ * the whole test timeout. Here a cell that never runs fails after 240 s, saying so.
  */
 export async function runCell(page: IJupyterLabPageFixture, index: number): Promise<void> {
   await page.waitForFunction(
