@@ -18,7 +18,9 @@ module.exports = {
   ...config,
   testDir: './bench',
   timeout: 300000,
-  // No Playwright trace: its screencast captures and ships every frame, CPU that the pages being
-  // timed then lack on a 2-core machine (a benchmark that fails says why in its own output).
+  // No Playwright trace: its screencast captures and ships every frame, and its recorder snapshots
+  // the whole DOM at every action and expect poll (~0.4 s of the main thread in a first open's CPU
+  // profile, seconds in a 1,000-message chat), CPU the pages being timed then lack on a 2-core
+  // machine. A benchmark that fails says why in its own output.
   use: { ...config.use, trace: 'off' }
 };

@@ -18,14 +18,11 @@ import {
   stopProfile
 } from './profile';
 
-// No Playwright trace: its recorder snapshots the whole DOM at every action (its `visitNode` was
-// the page's top function in the first open's CPU profile, ~0.4 s of the main thread).
 test.use({
   mockSettings: SETTINGS,
   kernels: null,
   sessions: null,
-  terminals: null,
-  trace: 'off'
+  terminals: null
 });
 
 const FIGURES = 40;

@@ -9,14 +9,11 @@ import { chat, openChat, SETTINGS } from '../tests/helpers';
 import { benchNotebook } from './conversation';
 import { startProfile, stopProfile } from './profile';
 
-// No Playwright trace: its recorder snapshots the whole DOM on every action and expect poll, which
-// in a 1,000-message chat is seconds of main-thread work no reader pays for.
 test.use({
   mockSettings: SETTINGS,
   kernels: null,
   sessions: null,
-  terminals: null,
-  trace: 'off'
+  terminals: null
 });
 
 const SIZE = { messages: 1000, figures: 100, views: 20 };
