@@ -30,6 +30,13 @@ const FIGURES = 40;
 const LONG_TASKS = 'figureChatBenchLongTasks';
 const VIEWS = 20;
 
+/**
+ * A file to write a Chrome trace of the first open to (FIGURE_CHAT_BENCH_TRACE=<file.json>):
+ * main-thread tasks, V8 samples and a user-timing mark where the chat showed the notebook, to see
+ * what the page did between a view's answer and its placement.
+ */
+const TRACE = process.env.FIGURE_CHAT_BENCH_TRACE ?? '';
+
 /** One figure or view of the final viewport: when it was first in the page and first decoded. */
 interface ViewportItem {
   readonly id: string;
@@ -111,6 +118,7 @@ function measure(expected: { figures: number; views: number; name: string }): Pr
       }
       if (shown < 0) {
         shown = now;
+        performance.mark('figure-chat-bench shown');
         // Marks the phase in the CPU profile (FIGURE_CHAT_BENCH_PROFILE): a moment's busy frame.
         const mark: unknown = Reflect.get(window, 'figureChatBenchPhaseMark');
         if (typeof mark === 'function') {
@@ -255,8 +263,23 @@ function scrollToOldest(): Promise<Scrolled> {
         images.every(image => image.complete && image.naturalWidth > 0)
       ) {
         const rel = (at: number): number => Math.round(at - t0);
-        const requests = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
-          .filter(entry => /figure-chat\/render/.test(entry.name) && entry.responseEnd > t0 - 5000)
+        // From the page's resource timing, or the chat's worker's measures (see `run`).
+        const requests = [
+          ...(performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map(
+            entry => ({ url: entry.name, ...entry.toJSON() })
+          ),
+          ...performance
+            .getEntriesByName('figure-chat request', 'measure')
+            .map(entry => (entry as PerformanceMeasure).detail)
+            .map(detail => ({
+              url: detail.url,
+              startTime: detail.start,
+              responseStart: detail.responseStart ?? detail.end,
+              responseEnd: detail.end
+            }))
+        ]
+          .filter(entry => /figure-chat\/render/.test(entry.url) && entry.responseEnd > t0 - 5000)
+          .sort((a, b) => a.startTime - b.startTime)
           .map(entry => `${rel(entry.startTime)}/${rel(entry.responseStart)}`);
         resolve({ visible: now - t0, views: images.length, requests });
         return;
@@ -374,16 +397,67 @@ test('reopen a 200-message conversation with 40 figures and 20 views', async ({
     const profiler = await startProfile(page);
     const metrics = await startMetrics(page);
     const cpu = processCpu();
+    const browser = page.context().browser();
+    const traced = TRACE && label === 'first open' && browser;
+    if (traced) {
+      await browser.startTracing(page, {
+        path: TRACE,
+        categories: [
+          'devtools.timeline',
+          'disabled-by-default-devtools.timeline',
+          'blink.user_timing',
+          'v8.execute',
+          'disabled-by-default-v8.cpu_profiler',
+          'loading',
+          'toplevel'
+        ]
+      });
+    }
     await command();
     const times = await measuring;
+    if (traced) {
+      await browser.stopTracing();
+    }
     const cpuLine = cpuSince(cpu);
     const metricsLine = await stopMetrics(metrics);
     await stopProfile(profiler, label, page, times.viewport);
     const renders = await page.evaluate(
-      ({ after, shownAt, visibleAt, key }) => {
-        const entries = (
+      ({ after, shownAt, visibleAt, key, measureName }) => {
+        // Render requests, from the page's resource timing or, fetched by the chat's worker
+        // (src/chat/worker-fetch.ts), from the measure it adds for each, as the same fields.
+        const fetched = (
           performance.getEntriesByType('resource') as PerformanceResourceTiming[]
-        ).filter(entry => entry.startTime >= after && /figure-chat\/render/.test(entry.name));
+        ).map(entry => ({
+          name: entry.name,
+          startTime: entry.startTime,
+          requestStart: entry.requestStart,
+          responseStart: entry.responseStart,
+          responseEnd: entry.responseEnd,
+          duration: entry.duration,
+          server: entry.serverTiming.reduce((sum, stage) => sum + stage.duration, 0)
+        }));
+        for (const entry of performance.getEntriesByName(measureName, 'measure')) {
+          const detail = (entry as PerformanceMeasure).detail as {
+            url: string;
+            start: number;
+            end: number;
+            requestStart?: number;
+            responseStart?: number;
+            server?: number;
+          };
+          fetched.push({
+            name: detail.url,
+            startTime: detail.start,
+            requestStart: detail.requestStart ?? detail.start,
+            responseStart: detail.responseStart ?? detail.end,
+            responseEnd: detail.end,
+            duration: detail.end - detail.start,
+            server: detail.server ?? 0
+          });
+        }
+        const entries = fetched.filter(
+          entry => entry.startTime >= after && /figure-chat\/render/.test(entry.name)
+        );
         const rel = (at: number): number => Math.round(at - shownAt);
         // Main-thread tasks over 50 ms between the chat showing the notebook and the viewport
         // visible: what the viewport's own work waited behind.
@@ -400,14 +474,12 @@ test('reopen a 200-message conversation with 40 figures and 20 views', async ({
           last: entries.length ? Math.max(...entries.map(entry => entry.responseEnd)) - after : 0,
           each: entries.map(entry => Math.round(entry.duration)),
           // The figure server's own time per request (its Server-Timing: picture + views).
-          server: entries.map(entry =>
-            Math.round(entry.serverTiming.reduce((sum, stage) => sum + stage.duration, 0))
-          ),
+          server: entries.map(entry => Math.round(entry.server)),
           // Where each request's time went: in the page before it was sent, the figure server's
           // own time (picture + views), and the rest of sent → first byte (Jupyter's proxy, both
           // ways, and the network stack).
           split: entries.map(entry => {
-            const server = entry.serverTiming.reduce((sum, stage) => sum + stage.duration, 0);
+            const server = entry.server;
             const wait = entry.requestStart - entry.startTime;
             const proxy = entry.responseStart - entry.requestStart - server;
             return `${Math.round(wait)}/${Math.round(server)}/${Math.round(proxy)}`;
@@ -425,7 +497,8 @@ test('reopen a 200-message conversation with 40 figures and 20 views', async ({
         after: since,
         shownAt: times.shownAt,
         visibleAt: times.shownAt + times.viewport,
-        key: LONG_TASKS
+        key: LONG_TASKS,
+        measureName: 'figure-chat request'
       }
     );
     console.log(
