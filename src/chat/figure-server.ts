@@ -10,6 +10,7 @@ import { ServerConnection } from '@jupyterlab/services';
 
 import { FigureServerError, readErrorAnswer } from '../tools/figure-client';
 import { BINARY_CONTENT_TYPE } from '../tools/wire';
+import { fetchOffMainThread, type FetchedResponse } from './worker-fetch';
 
 export { FigureServerError };
 
@@ -51,9 +52,9 @@ async function requestOnce<T>(
   signal: AbortSignal | undefined,
   settings: ServerConnection.ISettings
 ): Promise<T> {
-  let response: Response;
+  let response: FetchedResponse;
   try {
-    response = await ServerConnection.makeRequest(url, init, settings);
+    response = await fetchOffMainThread(url, init, settings);
   } catch (error) {
     if (signal?.aborted) {
       throw error;

@@ -155,9 +155,19 @@ test('what the chat shows first is drawn before anything off-screen', async ({ p
       );
       // When the last of what is in view had loaded.
       const shown = Math.max(...ids.map(id => w.loads.get(id) ?? Infinity));
-      const renders = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
-        .filter(entry => entry.startTime >= after && entry.name.includes('/figure-chat/render'))
-        .map(entry => entry.startTime);
+      // Render requests: the chat fetches them in a worker, which adds a measure for each
+      // (src/chat/worker-fetch.ts); the page's resource timing has those it fetched itself.
+      const renders = [
+        ...(performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map(entry => ({
+          url: entry.name,
+          start: entry.startTime
+        })),
+        ...performance
+          .getEntriesByName('figure-chat request', 'measure')
+          .map(entry => (entry as PerformanceMeasure).detail as { url: string; start: number })
+      ]
+        .filter(entry => entry.start >= after && entry.url.includes('/figure-chat/render'))
+        .map(entry => entry.start);
       return {
         inView: ids,
         placedBefore: [...w.placed]
