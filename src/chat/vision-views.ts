@@ -1,7 +1,8 @@
 /**
  * The views of a conversation's vision calls, owned in one place: one incremental fold of the
  * transcript (each new message is folded once, however many cards read it) and one abortable
- * render queue for views that must be drawn again (a replayed conversation). Cards only read
+ * render queue for views that must be drawn again (a replayed conversation; its workers and their
+ * order are ./view-workers', a batch's request ./view-batches'). Cards only read
  * {@link VisionViews.state} and re-render on {@link VisionViews.changed}.
  *
  * Live calls bring their views with them (the agent stores them before it appends the result);
@@ -36,27 +37,15 @@ import {
   drawViewBatch,
   viewCacheKey,
   viewGroup,
-  ViewQueue,
   type BatchHost,
   type ViewJob
 } from './view-batches';
 import { MIN_DISPLAY_WIDTH } from '../tools/wire';
 import { sessionViewCache } from './view-cache';
 import { ViewRequests } from './view-requests';
+import { ViewWorkers } from './view-workers';
 
-/**
- * Views rendered at once. The figure server draws two at a time (its render queue); a second
- * request in flight keeps it busy while the browser reads the other answer, and on a machine that
- * other processes load, two requests get two shares of its cores instead of one.
- */
-export const CONCURRENT_RENDERS = 2;
-
-/**
- * Requests a call a person waits for may add beyond {@link CONCURRENT_RENDERS}: a card scrolled
- * into view while both requests draw off-screen cards (up to eight views each) would otherwise
- * wait for one of them to come back. Its request overtakes them at the figure server too.
- */
-export const URGENT_RENDERS = 1;
+export { CONCURRENT_RENDERS, URGENT_RENDERS } from './view-workers';
 
 /** What a card shows for a vision call. */
 export type ViewsState =
@@ -125,15 +114,7 @@ export class VisionViews implements IDisposable {
   private readonly _jobs = new Map<string, ViewJob>();
   /** Full views being fetched or fetched, by call. */
   private readonly _full = new Map<string, Promise<ReadonlyArray<ToolImage>>>();
-  private readonly _queue = new ViewQueue();
-  /**
-   * The newest call is drawn first, alone and with the figure server to itself: the chat opens at
-   * the end, so its views are the ones in view (on a loaded 2-core machine a second request at
-   * the same time made it wait about twice as long). Set while that request is in flight.
-   */
-  private _leading = false;
-  /** Off-screen views wait: the chat is drawing what it shows first (see {@link hold}). */
-  private _held = false;
+  private readonly _workers: ViewWorkers;
   private readonly _changed = new Signal<this, string>(this);
   /** Messages already looked at, and the id of the last one (to notice a replaced transcript). */
   private _seen = 0;
@@ -146,8 +127,6 @@ export class VisionViews implements IDisposable {
   private _lookedAt: ReadonlyArray<unknown> | undefined;
   private _lookedLength = 0;
   private _abort = new AbortController();
-  /** Workers rendering from the queue now. */
-  private _workers = 0;
   /** The chat got wider while views were queued: look again once the queue is empty. */
   private _widthPending = false;
   private _folds = 0;
@@ -168,6 +147,14 @@ export class VisionViews implements IDisposable {
       ready: (job, views, width) => this._ready(job, views, width),
       failed: (job, error) => this._failed(job, error)
     };
+    this._workers = new ViewWorkers(
+      (batch, urgent) => drawViewBatch(batch, this._batchHost, this._abort.signal, urgent),
+      () => {
+        if (this._widthPending) {
+          this.widthChanged();
+        }
+      }
+    );
     _conversation.changed.connect(this._onChanged, this);
     this._onChanged();
   }
@@ -192,8 +179,7 @@ export class VisionViews implements IDisposable {
    * end of the conversation.
    */
   prioritize(callId: string, visible = false): void {
-    this._queue.prioritize(callId, visible);
-    this._drain();
+    this._workers.prioritize(callId, visible);
   }
 
   /**
@@ -202,15 +188,12 @@ export class VisionViews implements IDisposable {
    * server's CPU, the answer's handling in the page) delayed what a person looks at.
    */
   hold(): void {
-    this._held = true;
+    this._workers.hold();
   }
 
   /** Draw the rest (what the chat shows first is on screen, or it waited long enough). */
   release(): void {
-    if (this._held) {
-      this._held = false;
-      this._drain();
-    }
+    this._workers.release();
   }
 
   /**
@@ -267,7 +250,7 @@ export class VisionViews implements IDisposable {
     if (this._isDisposed) {
       return;
     }
-    if (this._queue.length || this._workers) {
+    if (this._workers.busy) {
       this._widthPending = true;
       return;
     }
@@ -283,11 +266,11 @@ export class VisionViews implements IDisposable {
         state.views.some(
           view => view.shrunkFrom && view.width < Math.min(width, view.shrunkFrom.width)
         );
-      if (narrow && !this._queue.has(callId)) {
-        this._queue.push(job);
+      if (narrow && !this._workers.has(callId)) {
+        this._workers.push(job);
       }
     }
-    this._drain();
+    this._workers.drain();
   }
 
   /** The views of a call, as the card should show them. */
@@ -301,7 +284,7 @@ export class VisionViews implements IDisposable {
     }
     this._isDisposed = true;
     this._abort.abort();
-    this._queue.clear();
+    this._workers.stop();
     this._conversation.changed.disconnect(this._onChanged, this);
     Signal.clearData(this);
   }
@@ -337,13 +320,13 @@ export class VisionViews implements IDisposable {
     }
     this._seen = messages.length;
     this._lastId = messages[messages.length - 1]?.id;
-    this._drain();
+    this._workers.drain();
   }
 
   private _reset(): void {
     this._abort.abort();
     this._abort = new AbortController();
-    this._queue.clear();
+    this._workers.clear();
     this._states.clear();
     this._jobs.clear();
     this._full.clear();
@@ -391,60 +374,7 @@ export class VisionViews implements IDisposable {
         group: viewGroup(plan, message.picture)
       };
       this._jobs.set(callId, job);
-      this._queue.push(job);
-    }
-  }
-
-  /**
-   * Start workers on the queue, up to {@link CONCURRENT_RENDERS}, and {@link URGENT_RENDERS} more
-   * for calls a person waits for. A call in view does not wait for the newest call's request:
-   * both are what the chat shows first.
-   */
-  private _drain(): void {
-    while (this._hasWorkerSlot() && this._canTake()) {
-      this._workers += 1;
-      void this._work();
-    }
-  }
-
-  /** Whether one more worker may run: within the usual number, or for a call a person waits for. */
-  private _hasWorkerSlot(): boolean {
-    return (
-      this._workers < CONCURRENT_RENDERS ||
-      (this._workers < CONCURRENT_RENDERS + URGENT_RENDERS && this._queue.hasNear)
-    );
-  }
-
-  /** Whether a worker may take the next batch now. */
-  private _canTake(): boolean {
-    return (
-      !this._isDisposed &&
-      (!this._leading || this._queue.hasVisible) &&
-      this._queue.ready(this._held)
-    );
-  }
-
-  /** Render queued views until the queue is empty; stops when the service is disposed. */
-  private async _work(): Promise<void> {
-    try {
-      // Newest (or prioritized) first, from the end of the queue. A worker beyond the usual
-      // number stops once no call a person waits for is left.
-      while (this._canTake() && (this._workers <= CONCURRENT_RENDERS || this._queue.hasNear)) {
-        const { batch, leads, urgent } = this._queue.take(undefined, this._held);
-        this._leading ||= leads;
-        await drawViewBatch(batch, this._batchHost, this._abort.signal, urgent);
-        if (leads) {
-          this._leading = false;
-          this._drain();
-        }
-      }
-    } finally {
-      // In the same turn as the look that found the queue empty, so a job queued from now on
-      // finds a free worker slot in `_drain`.
-      this._workers -= 1;
-      if (this._widthPending && !this._workers && !this._queue.length) {
-        this.widthChanged();
-      }
+      this._workers.push(job);
     }
   }
 
