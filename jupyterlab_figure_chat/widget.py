@@ -30,6 +30,7 @@ import math
 import threading
 import time
 import uuid
+import weakref
 from typing import Any
 
 import ipywidgets
@@ -62,6 +63,41 @@ EDIT_REFRESH_DELAY = 1.0
 #: no round trip, and libjpeg-turbo's decode is quicker than sharp's); else the figure program.
 QUICK_PREVIEW_SIDE = 500
 PREVIEW_MAX_SIDE = 1600
+
+
+#: Displayed widgets whose saved output has not caught up with their marks yet (an edit waits for
+#: the person to pause, or its render is under way): written before the next cell runs.
+_BEHIND: weakref.WeakSet[Vision] = weakref.WeakSet()
+_flush_hooked = False
+
+
+def _flush_before_each_cell() -> None:
+    """Have every widget's saved output written before a cell runs (once per kernel).
+
+    An edit's render waits for the person to pause (``EDIT_REFRESH_DELAY``). A notebook saved
+    within that second, after a cell that read ``v.marks``, kept the output of the marks before
+    the edit: the Galata test that saves right after two cells found mark 5 missing."""
+    global _flush_hooked
+    if _flush_hooked:
+        return
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    shell.events.register("pre_execute", _write_behind_outputs)
+    _flush_hooked = True
+
+
+def _write_behind_outputs() -> None:
+    for vision in list(_BEHIND):
+        try:
+            vision._refresh_display()
+        except FigureChatError:
+            # The background render reports it (and the next edit tries again).
+            pass
 
 
 class Vision(ipywidgets.DOMWidget, VisionCore):
@@ -265,6 +301,9 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         if self._pending_refresh is not None:
             self._pending_refresh.cancel()
         self._pending_refresh = loop.call_later(EDIT_REFRESH_DELAY, self._refresh_in_background)
+        if self._displayed:
+            _BEHIND.add(self)
+            _flush_before_each_cell()
 
     def _refresh_in_background(self) -> None:
         """Re-render the saved output in a worker thread with a figure program of its own, then
@@ -294,6 +333,7 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
             if self.comm is not None:
                 data = {LIVE_MIME: {"version": 1, "model_id": self.model_id}, **data}
             update_display(data, metadata=metadata, raw=True, display_id=self._display_id)
+            _BEHIND.discard(self)
 
         loop.run_in_executor(None, self._render_map, record).add_done_callback(publish)
 
@@ -331,6 +371,7 @@ class Vision(ipywidgets.DOMWidget, VisionCore):
         if self._displayed:
             data, metadata = self._output_bundle()
             update_display(data, metadata=metadata, raw=True, display_id=self._display_id)
+            _BEHIND.discard(self)
 
     def _output_bundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
         data, metadata = self._map_output()

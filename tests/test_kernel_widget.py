@@ -357,6 +357,48 @@ def test_the_kernel_answers_the_chats_writes_and_refuses_with_the_tools_message(
     assert [(m["id"], m["caption"]) for m in marks()] == [(1, ""), (2, "chat")]
 
 
+def test_an_edit_waiting_for_its_render_is_in_the_output_before_the_next_cell_runs(kernel):
+    """A person's edit re-renders the saved output once they pause (a second). A cell run sooner,
+    then a save, kept the output of the marks before the edit (the Galata test that saves right
+    after two cells lost mark 5): the output is written before the next cell runs."""
+    import uuid
+
+    client = kernel
+    seen = _run_cell(
+        client,
+        "import numpy as np\nfrom jupyterlab_figure_chat import Vision\n"
+        "v = Vision(np.full((300, 400, 3), 90, np.uint8))\nv",
+    )
+    shown = next(m for m in seen if m["msg_type"] == "display_data")["content"]
+    model_id = shown["data"]["application/vnd.figure-chat.widget+json"]["model_id"]
+    display_id = shown["transient"]["display_id"]
+    edit = {
+        "image": shown["data"]["application/vnd.figure-chat.figure+json"]["record"]["image"],
+        "lastId": 1,
+        "marks": [{"id": 1, "kind": "point", "x": 50, "y": 60, "r": 8, "caption": "clicked", "colour": "green"}],
+    }
+    # What the view sends for a click: the synced record, as a widget state update.
+    update = {"method": "update", "state": {"_record": edit}, "buffer_paths": []}
+    message = client.session.msg("comm_msg", {"comm_id": model_id, "data": update})
+    message["header"]["msg_id"] = uuid.uuid4().hex
+    client.shell_channel.send(message)
+    seen = _run_cell(client, "print([m['caption'] for m in v.marks])")
+    printed = "".join(m["content"].get("text", "") for m in seen if m["msg_type"] == "stream")
+    assert "clicked" in printed
+    updates = [
+        m["content"]
+        for m in seen
+        if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == display_id
+    ]
+    assert updates, "the saved output was not written before the cell ran"
+    record = updates[-1]["data"]["application/vnd.figure-chat.figure+json"]["record"]
+    assert [mark["caption"] for mark in record["marks"]] == ["clicked"]
+    assert "image/png" in updates[-1]["data"]
+    # Written before the cell's own output.
+    kinds = [m["msg_type"] for m in seen if m["msg_type"] in ("update_display_data", "stream")]
+    assert kinds.index("update_display_data") < kinds.index("stream")
+
+
 def test_the_kernel_takes_edits_while_the_saved_output_rerenders(tmp_path, monkeypatch):
     """The saved map of a 4000×3000 picture takes the figure program a tenth of a second or more
     to render; done on the kernel's thread, every click made meanwhile waited for it (bench/
