@@ -17,8 +17,10 @@
 import { ServerConnection } from '@jupyterlab/services';
 
 /** The worker's whole program: fetch, read the body, hand it over (transferred, not copied). */
-export const WORKER_SOURCE = `
+const WORKER_SOURCE = `
 const controllers = new Map();
+// Entries are read as each request ends; a full buffer (250 by default) would drop new ones.
+performance.onresourcetimingbufferfull = () => performance.clearResourceTimings();
 self.onmessage = async event => {
   const { id, abort, url, init } = event.data;
   if (abort) {
@@ -32,11 +34,10 @@ self.onmessage = async event => {
     const response = await fetch(url, { ...init, signal: controller.signal });
     const body = await response.arrayBuffer();
     const end = performance.now();
-    // The request's timing, on the page's clock (DevTools and the benchmarks read it there).
+    // The request's timing, on the page's clock (DevTools and the benchmarks read it there): the
+    // newest entry for its URL, which with two requests to one route in flight may be the
+    // other's (a diagnostic, not a result).
     const entry = performance.getEntriesByName(url, 'resource').pop();
-    if (performance.clearResourceTimings) {
-      performance.clearResourceTimings();
-    }
     const shift = performance.timeOrigin - event.data.timeOrigin;
     const at = time => (time ? time + shift : undefined);
     const timing = {
@@ -96,7 +97,7 @@ export interface RequestTiming {
 /** The name of each worker request's performance measure (detail: its URL and timing). */
 export const REQUEST_MEASURE = 'figure-chat request';
 
-/** Measures kept before the oldest are cleared (a long session makes thousands of requests). */
+/** Measures kept before they are cleared (a long session makes thousands of requests). */
 const MAX_MEASURES = 500;
 let measures = 0;
 
