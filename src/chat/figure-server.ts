@@ -3,7 +3,8 @@
  *
  * Jupyter answers for the figure server while it restarts (an HTML 500 or 599) and the figure
  * server answers 503 when too many large requests are in flight: such answers become a clear
- * error, and calls that only read and compute are retried once.
+ * error, and calls that only read and compute are retried once. Requests are fetched off the
+ * page's main thread where a worker can run (./worker-fetch).
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
