@@ -87,11 +87,12 @@ def _flush_before_each_cell() -> None:
     shell = get_ipython()
     if shell is None:
         return
-    shell.events.register("pre_execute", _write_behind_outputs)
+    shell.events.register("pre_run_cell", _write_behind_outputs)
     _flush_hooked = True
 
 
-def _write_behind_outputs() -> None:
+def _write_behind_outputs(_info: Any = None) -> None:
+    """IPython's ``pre_run_cell``: a cell a person runs (not the silent ones front ends send)."""
     for vision in list(_BEHIND):
         try:
             vision._refresh_display()
