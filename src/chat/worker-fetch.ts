@@ -198,6 +198,9 @@ export class FetchWorker {
     if (!runner) {
       return ServerConnection.makeRequest(url, init, settings);
     }
+    // The headers `ServerConnection.makeRequest` adds, built here. Handing the worker to
+    // makeRequest as its `fetch` instead would add its cache-buster to every URL and turn an
+    // abort into its NetworkError (a TypeError), where callers expect an AbortError.
     const headers = new Headers(settings.init.headers);
     new Headers(init.headers).forEach((value, name) => headers.set(name, value));
     if (settings.token) {
