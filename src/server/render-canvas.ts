@@ -24,6 +24,7 @@ import {
   wholeAtPaneSize,
   type RawImage
 } from './render-decode';
+import { stageEnded } from './render-stages';
 
 /** Background of the ruler margins, and of sheets between and around tiles. */
 export const MARGIN_BACKGROUND = { r: 32, g: 32, b: 32 } as const;
@@ -36,10 +37,12 @@ async function renderSinglePane(picture: Picture, geometry: ViewGeometry): Promi
     region.y0 === 0 &&
     region.x1 === picture.width &&
     region.y1 === picture.height;
-  if (whole) {
-    return layOutPanes(geometry, [await wholeAtPaneSize(picture, pane)]);
-  }
-  return layOutPanes(geometry, await resizePanes(picture, geometry.panes));
+  const panes = whole
+    ? [await wholeAtPaneSize(picture, pane)]
+    : await resizePanes(picture, geometry.panes);
+  const canvas = layOutPanes(geometry, panes);
+  stageEnded('panes');
+  return canvas;
 }
 
 /**
@@ -179,14 +182,25 @@ export async function drawCanvas(
         overlayGlyphs().outlineText(drawGeometry(full, record, geometry)),
         geometry
       ))();
+    void overlay.then(
+      () => stageEnded('overlay'),
+      () => undefined
+    );
     const [layer, canvas] = await Promise.all([overlay, base]);
-    return compositeOver(canvas, layer);
+    compositeOver(canvas, layer);
+    stageEnded('composited');
+    return canvas;
   }
   const overlay = (async () => rasterizeOverlayParts(paneOverlayParts(geometry, record)))();
+  void overlay.then(
+    () => stageEnded('overlay'),
+    () => undefined
+  );
   const [layers, canvas] = await Promise.all([overlay, base]);
   for (const { canvas: where, layer } of layers) {
     compositeOver(canvas, layer, where);
   }
+  stageEnded('composited');
   return canvas;
 }
 
@@ -210,8 +224,15 @@ async function drawSheet(
   );
   // Each tile is awaited below in its turn; one failing meanwhile must not go unhandled.
   tiles.forEach(tile => tile.catch(() => undefined));
+  void Promise.all(tiles).then(
+    () => stageEnded('panes'),
+    () => undefined
+  );
   const overlay = (async () => rasterizeOverlayParts(sheetOverlayParts(geometry, record)))();
-  overlay.catch(() => undefined);
+  void overlay.then(
+    () => stageEnded('overlay'),
+    () => undefined
+  );
   const canvas = blankCanvas(geometry);
   const placed = new Set<number>();
   const place = async (index: number): Promise<void> => {
@@ -238,5 +259,6 @@ async function drawSheet(
   for (const index of geometry.panes.keys()) {
     await place(index);
   }
+  stageEnded('composited');
   return canvas;
 }

@@ -9,6 +9,7 @@ import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { enlargeSmooth, type PixelRect } from './enlarge';
 import { HttpError } from './http';
 import { LIMIT_INPUT_PIXELS, type Picture } from './pictures';
+import { stageEnded } from './render-stages';
 
 /**
  * Bytes of decoded pictures kept, per fingerprint and decode scale: a conversation draws the map,
@@ -139,14 +140,15 @@ async function decodeRows(
     return undefined;
   }
   const key = `${prefix}${from}-${to}`;
-  const rows = await decodedPictures.getOrCreate(key, async () => ({
-    ...(await toRaw(
+  const rows = await decodedPictures.getOrCreate(key, async () => {
+    const decoded = await toRaw(
       sharp(picture.bytes, decodeOptions)
         .extract({ left: 0, top: from, width: picture.width, height: to - from })
         .flatten({ background: '#ffffff' })
-    )),
-    top: from
-  }));
+    );
+    stageEnded('decoded');
+    return { ...decoded, top: from };
+  });
   if (cached && cached !== rows && cached.top >= from && ends(cached) <= to) {
     // The new band holds every row of the old one: keeping both would spend the budget twice.
     decodedPictures.delete(`${prefix}${cached.top}-${ends(cached)}`);
@@ -164,17 +166,19 @@ export function wholeAtPaneSize(picture: Picture, pane: Pane): Promise<RawImage>
   const sampling = paneSampling(pane);
   return decodedPictures.getOrCreate(
     `${picture.sha256}/whole/${pane.width}x${pane.height}/${sampling}`,
-    async () => ({
-      ...(sampling === 'smooth'
-        ? // An enlargement: the picture is smaller than the pane, so decoding it whole is cheap.
-          await resizeDecoded(await toRaw(fromFile(picture)), pane)
-        : await toRaw(
-            sharp(picture.bytes, decodeOptions)
-              .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) })
-              .flatten({ background: '#ffffff' })
-          )),
-      top: 0
-    })
+    async () => {
+      const decoded =
+        sampling === 'smooth'
+          ? // An enlargement: the picture is smaller than the pane, so decoding it whole is cheap.
+            await resizeDecoded(await toRaw(fromFile(picture)), pane)
+          : await toRaw(
+              sharp(picture.bytes, decodeOptions)
+                .resize(pane.width, pane.height, { fit: 'fill', kernel: kernelFor(pane) })
+                .flatten({ background: '#ffffff' })
+            );
+      stageEnded('decoded');
+      return { ...decoded, top: 0 };
+    }
   );
 }
 

@@ -32,6 +32,7 @@ import { encodePng } from './png-encode';
 import { drawCanvas } from './render-canvas';
 import { clearDecodedPictures, decodedCacheStats, type RawImage } from './render-decode';
 import { collectWhenIdle, Semaphore, type RenderLane } from './render-queue';
+import { stageEnded } from './render-stages';
 
 export { MARGIN_BACKGROUND } from './render-canvas';
 export { DECODED_CACHE_BYTES, DECODE_ONCE_BYTES } from './render-decode';
@@ -150,9 +151,11 @@ function sharedCanvas(key: string, draw: () => Promise<RawImage>): Promise<RawIm
 }
 
 async function encodeView(canvas: RawImage, format: ViewFormat): Promise<Buffer> {
-  return format === 'model'
+  const bytes = await (format === 'model'
     ? sharp(canvas.data, { raw: canvas.raw }).jpeg(MODEL_JPEG).toBuffer()
-    : encodePng(canvas);
+    : encodePng(canvas));
+  stageEnded('encoded');
+  return bytes;
 }
 
 /**
