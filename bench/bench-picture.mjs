@@ -1,7 +1,10 @@
 /**
- * The picture and marks the vision benchmarks draw (bench/vision.mjs, bench/png-encoders.mjs): a
- * 4000×3000 JPEG with structure at every scale, and 50 marks over it.
+ * The picture, marks and views the vision benchmarks draw (bench/vision.mjs,
+ * bench/png-encoders.mjs, bench/vision-timeline.mjs): a 4000×3000 JPEG with structure at every
+ * scale, 50 marks over it, and a map, a close-up and a 9-tile sheet of it.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const W = 4000;
 export const H = 3000;
@@ -35,4 +38,23 @@ export function fiftyMarks(fc, address) {
       : { at: `${x},${y}`, r: 20 + (i % 6) * 8, colour };
   });
   return fc.applyMarkArgs(fc.emptyRecord(address), { marks }, { width: W, height: H }).record;
+}
+
+/** The views drawn: the whole picture, a close-up of mark #7, and a sheet of marks #1–#9. */
+export const VIEW_SPECS = {
+  map: { kind: 'map' },
+  closeup: { kind: 'closeup', at: '#7' },
+  sheet: { kind: 'sheet', at: ['#1', '#2', '#3', '#4', '#5', '#6', '#7', '#8', '#9'] }
+};
+
+/**
+ * The picture written as `picture.jpg` in the folder `work` and loaded as the figure server
+ * loads it (`fc`: the bundled sources, with `loadPicture`), with its 50 marks.
+ */
+export async function benchPicture(fc, sharp, work) {
+  const jpeg = await makePicture(sharp);
+  writeFileSync(join(work, 'picture.jpg'), jpeg);
+  const ctx = { root: work, hideHidden: true, signal: new AbortController().signal };
+  const picture = await fc.loadPicture({ address: 'picture.jpg' }, ctx);
+  return { jpeg, picture, record: fiftyMarks(fc, 'picture.jpg') };
 }

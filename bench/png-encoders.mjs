@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crc32, deflate, deflateSync } from 'node:zlib';
 
-import { fiftyMarks, makePicture } from './bench-picture.mjs';
+import { benchPicture, VIEW_SPECS } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
 import { table } from './table.mjs';
 
@@ -65,16 +65,8 @@ async function optional(name) {
 
 /** Each view's RGB pixels, exactly as the renderer composited them (its PNG decoded back). */
 async function viewPixels(fc, sharp, work) {
-  const jpeg = await makePicture(sharp);
-  writeFileSync(join(work, 'picture.jpg'), jpeg);
-  const ctx = { root: work, hideHidden: true, signal: new AbortController().signal };
-  const picture = await fc.loadPicture({ address: 'picture.jpg' }, ctx);
-  const record = fiftyMarks(fc, 'picture.jpg');
-  const specs = {
-    map: { kind: 'map' },
-    closeup: { kind: 'closeup', at: '#7' },
-    sheet: { kind: 'sheet', at: ['#1', '#2', '#3', '#4', '#5', '#6', '#7', '#8', '#9'] }
-  };
+  const { picture, record } = await benchPicture(fc, sharp, work);
+  const specs = VIEW_SPECS;
   const views = {};
   for (const [name, spec] of Object.entries(specs)) {
     const view = await fc.renderView(picture, spec, record);

@@ -14,13 +14,13 @@
  *
  *   node bench/vision-timeline.mjs [--renders N]
  */
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 
-import { fiftyMarks, makePicture } from './bench-picture.mjs';
+import { benchPicture, VIEW_SPECS } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
 import { table } from './table.mjs';
 
@@ -47,15 +47,8 @@ async function main() {
   ]);
   const work = mkdtempSync(join(tmpdir(), 'fc-bench-timeline-'));
   try {
-    writeFileSync(join(work, 'picture.jpg'), await makePicture(sharp));
-    const ctx = { root: work, hideHidden: true, signal: new AbortController().signal };
-    const picture = await fc.loadPicture({ address: 'picture.jpg' }, ctx);
-    const record = fiftyMarks(fc, 'picture.jpg');
-    const specs = {
-      map: { kind: 'map' },
-      closeup: { kind: 'closeup', at: '#7' },
-      sheet: { kind: 'sheet', at: ['#1', '#2', '#3', '#4', '#5', '#6', '#7', '#8', '#9'] }
-    };
+    const { picture, record } = await benchPicture(fc, sharp, work);
+    const specs = VIEW_SPECS;
     const pauses = [];
     const gc = new PerformanceObserver(list => {
       for (const entry of list.getEntries()) {

@@ -29,7 +29,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { fiftyMarks, H, makePicture, W } from './bench-picture.mjs';
+import { benchPicture, fiftyMarks, H, makePicture, VIEW_SPECS, W } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
 import { table } from './table.mjs';
 
@@ -402,16 +402,8 @@ async function main() {
   ]);
   const work = mkdtempSync(join(tmpdir(), 'fc-bench-vision-'));
   try {
-    const jpeg = await makePicture(sharp);
-    writeFileSync(join(work, 'picture.jpg'), jpeg);
-    const ctx = { root: work, hideHidden: true, signal: new AbortController().signal };
-    const picture = await fc.loadPicture({ address: 'picture.jpg' }, ctx);
-    const record = fiftyMarks(fc, 'picture.jpg');
-    const specs = {
-      map: { kind: 'map' },
-      closeup: { kind: 'closeup', at: '#7' },
-      sheet: { kind: 'sheet', at: ['#1', '#2', '#3', '#4', '#5', '#6', '#7', '#8', '#9'] }
-    };
+    const { jpeg, picture, record } = await benchPicture(fc, sharp, work);
+    const specs = VIEW_SPECS;
     // The JPEG's entropy (Huffman) decode alone: a decode at 1/8 scale inverse-transforms one
     // coefficient per block, so it is nearly all entropy decoding, which is serial in the file.
     const entropy = await medianTimes(
