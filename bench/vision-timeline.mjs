@@ -10,7 +10,8 @@
  * - encoded: the PNG written (the render's end).
  * With them, the V8 garbage collections that fell inside a render (main-thread pauses, from
  * perf_hooks) and the process' CPU time per render: on two cores, what the other core did while
- * the decode ran. Stage timings stretch with the machine's load; compare runs side by side.
+ * the decode ran. Renders run in the figure server's allocator environment (./server-env.mjs).
+ * Stage timings stretch with the machine's load; compare runs side by side.
  *
  *   node bench/vision-timeline.mjs [--renders N]
  */
@@ -22,6 +23,7 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 
 import { benchPicture, VIEW_SPECS } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
+import { rerunAsServer, serverEnvLine } from './server-env.mjs';
 import { table } from './table.mjs';
 
 const at = process.argv.indexOf('--renders');
@@ -38,6 +40,11 @@ const median = values => {
 const fmt = value => (value === undefined ? '–' : value.toFixed(1));
 
 async function main() {
+  const rerun = rerunAsServer();
+  if (rerun !== undefined) {
+    process.exitCode = rerun;
+    return;
+  }
   const sharp = createRequire(join(repo, 'package.json'))('sharp');
   const fc = await loadSources('vision-timeline', [
     "export * from './src/server/render';",
@@ -128,6 +135,7 @@ async function main() {
         .join(' ')}):`
     );
     console.log(table(rows).join('\n'));
+    console.log(serverEnvLine());
     console.log(
       "'decoded' is missing where the picture's pixels were kept. 'overlay' ends beside the decode; the panes are placed after it, then the overlay composited and the view encoded. GC: the main thread's garbage-collection pauses inside the render (scavenges of the young generation; mark-compacts, with their incremental steps); CPU: the process' CPU time per render (all threads)."
     );

@@ -15,7 +15,8 @@
  *   (one thread, whatever the renderer) against that budget, and for repeated views what no
  *   cache can spare (a new view's pixels are new: its overlay, the panes whose region follows the
  *   moved mark resampled, its PNG) against a quarter of the cold view.
- * Ratios, never timed tests.
+ * Ours are timed in the figure server's allocator environment (./server-env.mjs: the script runs
+ * itself again in it), the peers in their default one. Ratios, never timed tests.
  *
  *   node bench/vision.mjs [--quick]
  *
@@ -23,7 +24,7 @@
  * else python3; it needs Pillow, NumPy and matplotlib.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,13 @@ import { fileURLToPath } from 'node:url';
 
 import { benchPicture, fiftyMarks, H, makePicture, VIEW_SPECS, W } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
+import {
+  pythonInterpreter,
+  rerunAsServer,
+  serverAllocatorEnv,
+  serverEnvLine,
+  withoutServerAllocator
+} from './server-env.mjs';
 import { table } from './table.mjs';
 
 const requireFromRepo = createRequire(join(repo, 'package.json'));
@@ -64,15 +72,11 @@ async function median(iterations, run) {
   return times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
 }
 
-function pythonInterpreter() {
-  const candidates = [join(repo, '.venv/bin/python')];
-  return candidates.find(existsSync) ?? process.env.FIGURE_CHAT_BENCH_PYTHON ?? 'python3';
-}
-
 function runPeers(job) {
   const python = pythonInterpreter();
   const result = spawnSync(python, [join(repo, 'bench/vision_peers.py')], {
     input: JSON.stringify(job),
+    env: withoutServerAllocator(process.env),
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
     // Generous: on a shared, loaded machine matplotlib alone can take minutes.
@@ -86,27 +90,6 @@ function runPeers(job) {
   return { timings: JSON.parse(result.stdout) };
 }
 
-/**
- * The allocator environment the figure server runs with, read from jupyterlab_figure_chat/runtime.py
- * (what the proxy gives the server it spawns), so the bench measures what ships.
- */
-function serverAllocatorEnv() {
-  const result = spawnSync(
-    pythonInterpreter(),
-    [
-      '-c',
-      'import json; from jupyterlab_figure_chat.runtime import server_environment; print(json.dumps(server_environment()))'
-    ],
-    { cwd: repo, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }
-  );
-  if (result.status !== 0) {
-    throw new Error(`cannot read the figure server's environment: ${result.stderr.trim()}`);
-  }
-  const env = JSON.parse(result.stdout);
-  return Object.fromEntries(
-    Object.entries(env).filter(([key]) => key.startsWith('MALLOC_') || key === 'NODE_OPTIONS')
-  );
-}
 const BURST_RENDERS = 300;
 const SETTLE_MS = 10_000;
 
@@ -392,6 +375,11 @@ async function main() {
     const env = pairs.length ? Object.fromEntries(pairs) : serverAllocatorEnv();
     process.stdout.write(`${JSON.stringify({ env, ...(await measureRss(work, env)) })}\n`);
     rmSync(work, { recursive: true, force: true });
+    return;
+  }
+  const rerun = rerunAsServer();
+  if (rerun !== undefined) {
+    process.exitCode = rerun;
     return;
   }
   const started = performance.now();
@@ -756,6 +744,7 @@ async function main() {
       `decoded cache ${mb(r.cache.decoded.bytes / 1048576)} (peak ${mb(r.cache.decoded.peak / 1048576)} of ${mb(r.cache.decoded.limit / 1048576)})`;
     const out = [
       `Vision views of a ${W}×${H} JPEG with 50 marks (medians; ours ${ITERATIONS.ours} runs, Pillow ${ITERATIONS.pillow}, matplotlib ${ITERATIONS.matplotlib}; Pillow's and matplotlib's PNGs at zlib level ${fc.PNG_COMPRESSION_LEVEL}, ours by @napi-rs/image's fast deflate)`,
+      serverEnvLine(),
       'Cold (caches emptied before every render):',
       ...table(speed),
       'Targets: each ≥ 3× faster than Pillow; the map ≥ 10× faster than matplotlib. CPU: time on all threads of each process (ours overlaps decode and overlay on two threads), which a loaded machine stretches less than the wall clock.',
