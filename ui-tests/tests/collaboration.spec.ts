@@ -106,14 +106,39 @@ test('two clients share one conversation without losing or doubling messages', a
   }
   await expect.poll(() => questions(bob)).toEqual(await questions(alice));
 
-  // Saved and reloaded, either shows the same transcript.
-  await alice.evaluate(() => window.jupyterapp.commands.execute('docmanager:save'));
-  const saved = await request.get(`${SERVER_URL}api/contents/${NOTEBOOK}?content=1`);
-  const model = (await saved.json()) as {
-    content: { metadata: { figure_chat?: { messages: Array<{ id: string; role: string }> } } };
-  };
-  const stored = model.content.metadata.figure_chat?.messages ?? [];
-  expect(stored.filter(m => m.role === 'user').length).toBe(3);
+  // Saved and reloaded, either shows the same transcript. The collaboration server saves the
+  // shared document itself, so the page's own save can find the file changed on disk since it
+  // last looked and ask whether to overwrite it: the command then waits for that answer (a CI run
+  // waited out the test's timeout). So the save is not awaited, the question is answered with
+  // Overwrite (the page holds the shared document, the same transcript), and the file is read
+  // until it holds the three questions.
+  await alice.evaluate(() => {
+    void window.jupyterapp.commands.execute('docmanager:save');
+  });
+  const overwrite = alice.getByRole('button', { name: 'Overwrite' });
+  let stored: Array<{ id: string; role: string }> = [];
+  await expect
+    .poll(
+      async () => {
+        if (await overwrite.isVisible()) {
+          await overwrite.click();
+        }
+        const saved = await request.get(`${SERVER_URL}api/contents/${NOTEBOOK}?content=1`);
+        if (!saved.ok()) {
+          // Read while the server writes it: read again.
+          return `${saved.status()} ${await saved.text()}`;
+        }
+        const model = (await saved.json()) as {
+          content: {
+            metadata: { figure_chat?: { messages: Array<{ id: string; role: string }> } };
+          };
+        };
+        stored = model.content.metadata.figure_chat?.messages ?? [];
+        return stored.filter(m => m.role === 'user').length;
+      },
+      { timeout: 60000 }
+    )
+    .toBe(3);
   expect(new Set(stored.map(m => m.id)).size).toBe(stored.length);
   const before = await questions(alice);
   await bob.reload();
