@@ -11,7 +11,8 @@
  *   shows, the whole picture at the map's size); not reached when they were kept from an earlier
  *   view;
  * - `overlay`: the overlay drawn and rasterized (beside the decode);
- * - `panes`: every pane resized and placed on the canvas;
+ * - `panes`: every pane resized (and, for a single pane, placed on the canvas; a sheet places
+ *   each tile as the overlay's layers reach it);
  * - `composited`: the overlay composited over the panes;
  * - `encoded`: the view encoded (PNG or the model's JPEG).
  */
