@@ -40,6 +40,19 @@ export function fiftyMarks(fc, address) {
   return fc.applyMarkArgs(fc.emptyRecord(address), { marks }, { width: W, height: H }).record;
 }
 
+/**
+ * `record` with mark #7 (a point, in every view drawn) moved `by` pixels right: the repeated views'
+ * "another view", whose overlay no view drew before when `by` grows each time.
+ */
+export function withSevenMoved(record, by) {
+  return {
+    ...record,
+    marks: record.marks.map(mark =>
+      mark.id === 7 && mark.kind === 'point' ? { ...mark, x: mark.x + by } : mark
+    )
+  };
+}
+
 /** The views drawn: the whole picture, a close-up of mark #7, and a sheet of marks #1–#9. */
 export const VIEW_SPECS = {
   map: { kind: 'map' },

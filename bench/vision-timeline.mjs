@@ -21,7 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 
-import { benchPicture, VIEW_SPECS } from './bench-picture.mjs';
+import { benchPicture, VIEW_SPECS, withSevenMoved } from './bench-picture.mjs';
 import { loadSources, repo } from './load-sources.mjs';
 import { rerunAsServer, serverEnvLine } from './server-env.mjs';
 import { table } from './table.mjs';
@@ -65,15 +65,6 @@ async function main() {
     });
     gc.observe({ entryTypes: ['gc'] });
     let moved = 0;
-    const withSevenMoved = () => {
-      moved += 1;
-      return {
-        ...record,
-        marks: record.marks.map(mark =>
-          mark.id === 7 && mark.kind === 'point' ? { ...mark, x: mark.x + moved } : mark
-        )
-      };
-    };
     /** One render, timed stage by stage. */
     const timed = async (spec, marks) => {
       const ended = {};
@@ -110,7 +101,7 @@ async function main() {
         await fc.renderView(picture, spec, record);
         for (let i = 0; i < RENDERS + 1; i++) {
           fc.clearRenderCaches(kind === 'cold' ? 'all' : 'views');
-          const run = await timed(spec, kind === 'cold' ? record : withSevenMoved());
+          const run = await timed(spec, kind === 'cold' ? record : withSevenMoved(record, ++moved));
           // The first render of each kind warms what the process keeps (code, glyphs).
           if (i > 0) {
             runs.push(run);
