@@ -26,6 +26,15 @@ import { ViewportGate } from './chat-viewport';
 import { LazyRenderer } from './lazy-render';
 import { RenderQueue } from './markdown-view';
 
+/** One chat item as the view shows it: its element, and what it was rendered from. */
+interface RenderedItem {
+  readonly element: HTMLElement;
+  readonly signature: string;
+  readonly assistant?: AssistantMessageView;
+  /** A tool card's call. */
+  readonly callId?: string;
+}
+
 /** What a chat view needs from the extension. */
 export interface ChatViewOptions {
   readonly session: ChatSession;
@@ -51,13 +60,13 @@ export class ChatView extends Widget {
   private readonly _lazy: LazyRenderer;
   /** Opens when what the chat shows first is drawn: off-screen parts and views wait for it. */
   private readonly _gate: ViewportGate;
-  private readonly _rendered = new Map<
-    string,
-    { element: HTMLElement; signature: string; assistant?: AssistantMessageView }
-  >();
+  private readonly _rendered = new Map<string, RenderedItem>();
   private readonly _actions: MessageActions;
   private readonly _follower: EndFollower;
   private _frame = 0;
+  /** A render is queued for this task ({@link ChatView._viewsChanged}), for these calls. */
+  private _soon = false;
+  private _changedCalls = new Set<string>();
   private _end = '';
 
   constructor(private readonly _options: ChatViewOptions) {
@@ -109,7 +118,7 @@ export class ChatView extends Widget {
     stage.append(this._scroller, this._jump);
     this.node.append(this._notice, stage, this._composer.node);
     this.session.conversation.changed.connect(this._schedule, this);
-    this.session.visionViews.changed.connect(this._schedule, this);
+    this.session.visionViews.changed.connect(this._viewsChanged, this);
     this._render();
   }
 
@@ -211,7 +220,7 @@ export class ChatView extends Widget {
     this._lazy.dispose();
     this._composer.dispose();
     this.session.conversation.changed.disconnect(this._schedule, this);
-    this.session.visionViews.changed.disconnect(this._schedule, this);
+    this.session.visionViews.changed.disconnect(this._viewsChanged, this);
     super.dispose();
   }
 
@@ -245,6 +254,43 @@ export class ChatView extends Widget {
   private _releaseOffscreen(): void {
     this._lazy.release();
     this.session.visionViews.release();
+  }
+
+  /**
+   * A call's views changed (drawn, or failed). A card on show is rendered again in this task, not
+   * at the next frame: while a notebook opens, JupyterLab's own tasks hold frames back by
+   * 50–100 ms on two cores, and a view placed at a frame had its picture decoded only for the
+   * frame after, where placed now it is decoded while those tasks run. The views of one answer
+   * (a batch) come together: one render for them all. A card still a placeholder waits for the
+   * frame as before: it is rendered when the observer finds it in view, whatever its state.
+   */
+  private _viewsChanged(_views: unknown, callId: string): void {
+    this._changedCalls.add(callId);
+    if (this._soon) {
+      return;
+    }
+    this._soon = true;
+    queueMicrotask(() => {
+      this._soon = false;
+      const calls = this._changedCalls;
+      this._changedCalls = new Set();
+      if (this.isDisposed) {
+        return;
+      }
+      const onShow = [...this._rendered.values()].some(
+        rendered =>
+          rendered.callId !== undefined &&
+          calls.has(rendered.callId) &&
+          !rendered.element.classList.contains('jp-FigureChat-lazy')
+      );
+      if (!onShow) {
+        this._schedule();
+        return;
+      }
+      cancelAnimationFrame(this._frame);
+      this._frame = 0;
+      this._render();
+    });
   }
 
   private _schedule(): void {
@@ -328,7 +374,7 @@ export class ChatView extends Widget {
     context: CardRenderContext,
     signature: string,
     shown: boolean
-  ): { element: HTMLElement; signature: string; assistant?: AssistantMessageView } {
+  ): RenderedItem {
     const { trans, rendermime } = this._options;
     switch (item.kind) {
       case 'user':
@@ -362,7 +408,7 @@ export class ChatView extends Widget {
         const near = (visible: boolean): void =>
           this.session.visionViews.prioritize(callId, visible);
         const element = shown ? this._lazy.now(kind, render) : this._lazy.defer(kind, render, near);
-        return { element, signature };
+        return { element, signature, callId };
       }
       case 'unreadable': {
         const element = document.createElement('div');
