@@ -91,18 +91,33 @@ export class EndFollower implements EventListenerObject {
         this._follow = false;
       }
     } else if (event.type === 'scroll') {
-      const distance =
-        this._scroller.scrollHeight - this._scroller.scrollTop - this._scroller.clientHeight;
-      // A scroll caused by content growing below is not the reader leaving the end.
-      if (this._scroller.scrollHeight === this._lastHeight || distance < FOLLOW_SLACK_PX) {
-        this._follow = distance < FOLLOW_SLACK_PX;
-      }
-      this._lastHeight = this._scroller.scrollHeight;
-      if (this._follow) {
-        this._jump.hidden = true;
-      }
+      this.notePosition();
     } else if (event.type === 'click') {
       this.scrollToLatest();
+    }
+  }
+
+  /**
+   * Take the reader's scroll position into account now: on a scroll event, and before the chat
+   * changes between frames. A scroll event comes at the next frame, and one that finds the
+   * content's height changed since the last layout is taken for content growing below, not the
+   * reader leaving the end: a scroll (a scrollbar drag, a jump to a message) made before a change
+   * the chat makes between frames would otherwise be ignored, and the view taken back to the end.
+   */
+  notePosition(): void {
+    const { scrollHeight, scrollTop, clientHeight } = this._scroller;
+    if (clientHeight === 0) {
+      // Not shown (another notebook's chat is): no position a reader chose.
+      return;
+    }
+    const distance = scrollHeight - scrollTop - clientHeight;
+    // A scroll caused by content growing below is not the reader leaving the end.
+    if (scrollHeight === this._lastHeight || distance < FOLLOW_SLACK_PX) {
+      this._follow = distance < FOLLOW_SLACK_PX;
+    }
+    this._lastHeight = scrollHeight;
+    if (this._follow) {
+      this._jump.hidden = true;
     }
   }
 

@@ -289,6 +289,8 @@ export class ChatView extends Widget {
       }
       cancelAnimationFrame(this._frame);
       this._frame = 0;
+      // Where the reader is, before the chat changes outside a frame (see `notePosition`).
+      this._follower.notePosition();
       this._render();
     });
   }
