@@ -5,15 +5,14 @@
  * Follows the end of the conversation while the reader is there, and offers "jump to latest" when
  * they scrolled up and something new arrived.
  */
-import { Notification } from '@jupyterlab/apputils';
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 
 import { buildChatItems, type ChatItem } from '../chat/cards';
 import type { ChatSession } from '../chat/session';
-import type { AssistantMessage } from '../tools/transcript';
 import type { CardRenderContext, CardRendererRegistry } from './card-renderers';
+import { copyText, retryQuestion, startOverWithUndo } from './chat-actions';
 import { renderEmptyState } from './chat-empty';
 import { EndFollower } from './chat-follow';
 import { chatNotices } from './chat-notices';
@@ -103,9 +102,9 @@ export class ChatView extends Widget {
     this._actions = {
       trans,
       modelName: () => _options.modelName(),
-      copy: text => void this._copy(text),
+      copy: text => void copyText(text, trans),
       insertCode: (code, mode) => _options.insertCode(code, mode),
-      retry: message => this._retry(message),
+      retry: message => retryQuestion(this.session, message),
       openSettings: () => _options.openSettings()
     };
     this._composer = new Composer({
@@ -151,31 +150,7 @@ export class ChatView extends Widget {
    * conversation written by a newer Figure Chat is never replaced.
    */
   startOver(): void {
-    const { trans } = this._options;
-    const conversation = this.session.conversation;
-    if (conversation.isNewer) {
-      Notification.warning(
-        trans.__(
-          'This conversation was saved by a newer Figure Chat. Update Figure Chat to continue it; this version will not replace it.'
-        ),
-        { autoClose: 8000 }
-      );
-      return;
-    }
-    const previous = this.session.clear();
-    if (previous === undefined) {
-      return;
-    }
-    Notification.info(trans.__('Started a new conversation.'), {
-      autoClose: 10000,
-      actions: [
-        {
-          label: trans.__('Undo'),
-          caption: trans.__('Bring back the previous conversation'),
-          callback: () => this.session.restore(previous)
-        }
-      ]
-    });
+    startOverWithUndo(this.session, this._options.trans);
   }
 
   handleEvent(event: Event): void {
@@ -222,32 +197,6 @@ export class ChatView extends Widget {
     this.session.conversation.changed.disconnect(this._schedule, this);
     this.session.visionViews.changed.disconnect(this._viewsChanged, this);
     super.dispose();
-  }
-
-  private async _copy(text: string): Promise<void> {
-    try {
-      await navigator.clipboard.writeText(text);
-      Notification.success(this._options.trans.__('Copied'), { autoClose: 1500 });
-    } catch (error) {
-      Notification.error(
-        this._options.trans.__('Could not copy: %1', (error as Error).message ?? String(error))
-      );
-    }
-  }
-
-  /** Ask the failed question again, in place of the failed exchange. */
-  private _retry(message: AssistantMessage): void {
-    const entries = this.session.conversation.entries;
-    const at = entries.indexOf(message);
-    let question = at;
-    while (question >= 0 && entries[question].role !== 'user') {
-      question -= 1;
-    }
-    const user = entries[question];
-    if (this.session.busy || !user || user.role !== 'user') {
-      return;
-    }
-    this.session.retry(user, message);
   }
 
   /** Draw what is off-screen: parts near the visible area first, then the rest. */

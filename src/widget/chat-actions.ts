@@ -1,0 +1,64 @@
+/**
+ * What a person can ask of the chat besides a question: start over (with an undo), copy a
+ * message's text, and retry a failed exchange. ./chat-view wires them to its header, messages and
+ * commands.
+ */
+import { Notification } from '@jupyterlab/apputils';
+import type { TranslationBundle } from '@jupyterlab/translation';
+
+import type { ChatSession } from '../chat/session';
+import type { AssistantMessage } from '../tools/transcript';
+
+/**
+ * Start a new conversation; the one it replaces can be restored from the notification. A
+ * conversation written by a newer Figure Chat is never replaced.
+ */
+export function startOverWithUndo(session: ChatSession, trans: TranslationBundle): void {
+  if (session.conversation.isNewer) {
+    Notification.warning(
+      trans.__(
+        'This conversation was saved by a newer Figure Chat. Update Figure Chat to continue it; this version will not replace it.'
+      ),
+      { autoClose: 8000 }
+    );
+    return;
+  }
+  const previous = session.clear();
+  if (previous === undefined) {
+    return;
+  }
+  Notification.info(trans.__('Started a new conversation.'), {
+    autoClose: 10000,
+    actions: [
+      {
+        label: trans.__('Undo'),
+        caption: trans.__('Bring back the previous conversation'),
+        callback: () => session.restore(previous)
+      }
+    ]
+  });
+}
+
+/** Put a message's text on the clipboard, and say whether it worked. */
+export async function copyText(text: string, trans: TranslationBundle): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    Notification.success(trans.__('Copied'), { autoClose: 1500 });
+  } catch (error) {
+    Notification.error(trans.__('Could not copy: %1', (error as Error).message ?? String(error)));
+  }
+}
+
+/** Ask the failed question again, in place of the failed exchange. */
+export function retryQuestion(session: ChatSession, message: AssistantMessage): void {
+  const entries = session.conversation.entries;
+  let question = entries.indexOf(message);
+  while (question >= 0 && entries[question].role !== 'user') {
+    question -= 1;
+  }
+  const user = entries[question];
+  if (session.busy || !user || user.role !== 'user') {
+    return;
+  }
+  session.retry(user, message);
+}
