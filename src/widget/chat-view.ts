@@ -145,10 +145,7 @@ export class ChatView extends Widget {
     this._follower.scrollToLatest();
   }
 
-  /**
-   * Start a new conversation; the one it replaces can be restored from the notification. A
-   * conversation written by a newer Figure Chat is never replaced.
-   */
+  /** Start a new conversation, with an undo ({@link startOverWithUndo}). */
   startOver(): void {
     startOverWithUndo(this.session, this._options.trans);
   }
