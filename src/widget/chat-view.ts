@@ -63,8 +63,7 @@ export class ChatView extends Widget {
   private readonly _actions: MessageActions;
   private readonly _follower: EndFollower;
   private _frame = 0;
-  /** A render is queued for this task ({@link ChatView._viewsChanged}), for these calls. */
-  private _soon = false;
+  /** Calls whose views changed, rendered at the end of this task ({@link ChatView._viewsChanged}). */
   private _changedCalls = new Set<string>();
   private _end = '';
 
@@ -211,13 +210,12 @@ export class ChatView extends Widget {
    * frame as before: it is rendered when the observer finds it in view, whatever its state.
    */
   private _viewsChanged(_views: unknown, callId: string): void {
+    const queued = this._changedCalls.size > 0;
     this._changedCalls.add(callId);
-    if (this._soon) {
+    if (queued) {
       return;
     }
-    this._soon = true;
     queueMicrotask(() => {
-      this._soon = false;
       const calls = this._changedCalls;
       this._changedCalls = new Set();
       if (this.isDisposed) {
