@@ -98,14 +98,15 @@ function measure(expected: { figures: number; views: number; name: string }): Pr
       waits: boolean;
       unreported: Element[];
     }> = [];
-    /** Each element's first report: whether it was in view then. */
-    const firstReport = new WeakMap<Element, boolean>();
     /** First frame each figure or view was in the page, and first decoded. */
     const placed = new Map<string, number>();
     const decodedAt = new Map<string, number>();
-    /** Elements the observer last reported in view (with a box), and those it reported at all. */
+    /**
+     * Elements the observer last reported in view (with a box), and each element it reported at
+     * all with whether it was in view in its first report.
+     */
     const inView = new Set<Element>();
-    const reported = new WeakSet<Element>();
+    const firstReport = new WeakMap<Element, boolean>();
     let observer: IntersectionObserver | null = null;
     let observedRoot: Element | null = null;
     const check = (): void => {
@@ -152,7 +153,6 @@ function measure(expected: { figures: number; views: number; name: string }): Pr
         observer = new IntersectionObserver(
           entries => {
             for (const entry of entries) {
-              reported.add(entry.target);
               if (!firstReport.has(entry.target)) {
                 firstReport.set(
                   entry.target,
@@ -196,7 +196,7 @@ function measure(expected: { figures: number; views: number; name: string }): Pr
         }
       }
       const waits = waiting.some(element => inView.has(element));
-      const unreported = waiting.filter(element => !reported.has(element));
+      const unreported = waiting.filter(element => !firstReport.has(element));
       const blocked = waits || unreported.length > 0;
       frames.push({
         at: now,
@@ -212,7 +212,7 @@ function measure(expected: { figures: number; views: number; name: string }): Pr
         figures >= expected.figures &&
         views >= expected.views &&
         !blocked &&
-        images.every(image => reported.has(image)) &&
+        images.every(image => firstReport.has(image)) &&
         visible.every(decoded) &&
         scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 2
       ) {
