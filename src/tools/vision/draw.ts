@@ -6,7 +6,6 @@
  */
 import { PALETTE_HEX } from './address';
 import {
-  DIGIT_EM,
   paneSampling,
   toViewX,
   toViewY,
@@ -16,6 +15,7 @@ import {
   type ViewSpec
 } from './geometry';
 import { FONT_FAMILY, HALO, haloText, svgNumber as n, type Box } from './overlay-svg';
+import { DIGIT_EM } from './ruler-margin';
 import { markBounds, type Mark, type PictureSize, type VisionRecord } from './record';
 import { paneFrame } from './rulers';
 

@@ -8,7 +8,7 @@
  *
  * Every pane has a ruler margin around it (tick lines and their labels), so the rulers never
  * cover the picture, its title or its axis labels: `left` and `top` of a pane are the margin's
- * width and height (plus, in sheets, the tile's place).
+ * width and height (plus, in sheets, the tile's place); ./ruler-margin measures it.
  */
 import { z } from 'zod';
 
@@ -22,6 +22,7 @@ import {
   type PictureSize,
   type VisionRecord
 } from './record';
+import { rulerMargin, type RulerMargin } from './ruler-margin';
 
 /** The one cap on every view's largest side, in view pixels: maps, close-ups and sheets alike. */
 export const MAX_VIEW_SIDE = 1024;
@@ -55,47 +56,6 @@ export const PIXEL_GRID_ZOOM = 16;
 /** Height of the label strip above each sheet tile, and the gap around tiles. */
 export const SHEET_LABEL_HEIGHT = 18;
 export const SHEET_GAP = 4;
-
-/** Tick label size, in view pixels. */
-export const TICK_FONT_SIZE = 11;
-/** Length of a tick line, from the picture's edge outwards into the margin. */
-export const TICK_LENGTH = 7;
-/** Space between a tick line's outer end and its label. */
-export const TICK_LABEL_GAP = 3;
-/** DejaVu Sans advances digits by 0.636 em and the minus by 0.838 em; 0.64 em bounds both well. */
-export const DIGIT_EM = 0.64;
-
-/**
- * The ruler margin around a pane, in view pixels: x ticks and labels above the picture, y ticks and
- * labels left of it, and room on the right and at the bottom for the half of a label centred on
- * the last tick.
- */
-export interface RulerMargin {
-  readonly left: number;
-  readonly top: number;
-  readonly right: number;
-  readonly bottom: number;
-}
-
-/** The width of a tick label of `digits` digits. */
-export function tickLabelWidth(digits: number): number {
-  return digits * DIGIT_EM * TICK_FONT_SIZE;
-}
-
-/**
- * The margin of every pane of a picture's views: wide enough for the longest coordinate the picture
- * has (its width or height), so all of its views, sheets included, have the same frame.
- */
-export function rulerMargin(size: PictureSize): RulerMargin {
-  const xLabel = tickLabelWidth(String(size.width).length);
-  const yLabel = tickLabelWidth(String(size.height).length);
-  return {
-    left: Math.ceil(TICK_LENGTH + TICK_LABEL_GAP + yLabel + TICK_LABEL_GAP),
-    top: TICK_LENGTH + TICK_LABEL_GAP + TICK_FONT_SIZE + TICK_LABEL_GAP,
-    right: Math.ceil(xLabel / 2) + 1,
-    bottom: Math.ceil(TICK_FONT_SIZE / 2) + 1
-  };
-}
 
 const coverField = z.array(z.enum(PALETTE)).max(PALETTE.length).optional();
 

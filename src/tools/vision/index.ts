@@ -4,6 +4,7 @@ export * from './errors';
 export * from './record';
 export * from './schemas';
 export * from './geometry';
+export * from './ruler-margin';
 export * from './draw';
 export * from './rulers';
 export { FONT_FAMILY, type Box } from './overlay-svg';

@@ -4,16 +4,8 @@
  * original-picture coordinate. A tick label is centred on its tick; one that would not fit in its
  * margin is dropped, never nudged, because a nudged label would name a position it is not at.
  */
-import {
-  TICK_FONT_SIZE,
-  TICK_LABEL_GAP,
-  TICK_LENGTH,
-  tickLabelWidth,
-  toViewX,
-  toViewY,
-  type Pane,
-  type ViewGeometry
-} from './geometry';
+import { toViewX, toViewY, type Pane, type ViewGeometry } from './geometry';
+import { TICK_FONT_SIZE, TICK_LABEL_GAP, TICK_LENGTH, tickLabelWidth } from './ruler-margin';
 import { centredBaseline, haloText, svgNumber as n, type Box } from './overlay-svg';
 
 /** The least distance between labelled ticks, in view pixels. */
