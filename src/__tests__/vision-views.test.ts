@@ -4,157 +4,27 @@
  * `vision_mark` with `view: "none"`) are complete at once; each new message is folded once however
  * many times cards read; dispose cancels the render in flight.
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import sharp from 'sharp';
-
 import { Conversation } from '../chat/conversation';
-import {
-  CONCURRENT_RENDERS,
-  displayWidth,
-  VisionViews,
-  type VisionViewsOptions
-} from '../chat/vision-views';
-import { createFigureServer } from '../server/app';
+import { CONCURRENT_RENDERS, VisionViews } from '../chat/vision-views';
 import * as transcriptModule from '../tools/transcript';
-import type { StoredMessage, ToolMessage } from '../tools/transcript';
+import type { StoredMessage } from '../tools/transcript';
 import { VisionFold } from '../tools/vision';
 import { MAX_VIEWS_PER_REQUEST } from '../tools/wire';
-import { closeServer, listenLoopback, postRoute } from './helpers/loopback';
-import { assistant, call, result, user } from './helpers/transcripts';
+import {
+  allSettled,
+  client,
+  closeUps,
+  counting,
+  loaded,
+  servedPicture,
+  settled,
+  transcript,
+  useFigureServer,
+  visionResult
+} from './helpers/vision-views';
+import { assistant, call, user } from './helpers/transcripts';
 
-let root: string;
-let server: Server;
-let base: string;
-let picture: { address: string; sha256: string; width: number; height: number };
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'fc-views-'));
-  const png = await sharp({
-    create: { width: 200, height: 150, channels: 3, background: { r: 90, g: 140, b: 200 } }
-  })
-    .png()
-    .toBuffer();
-  writeFileSync(join(root, 'p.png'), png);
-  picture = {
-    address: 'p.png',
-    sha256: createHash('sha256').update(png).digest('hex'),
-    width: 200,
-    height: 150
-  };
-  server = createFigureServer({ root, hideHidden: true });
-  base = await listenLoopback(server);
-});
-
-afterAll(async () => {
-  await closeServer(server);
-  rmSync(root, { recursive: true, force: true });
-});
-
-/** POST to the real figure server, recording every request's signal. */
-function client(signals: AbortSignal[] = []): VisionViewsOptions {
-  return {
-    notebook: () => null,
-    request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T> {
-      signals.push(signal);
-      return postRoute<T>(base, route, body, signal);
-    }
-  };
-}
-
-function visionResult(id: string, callId: string): ToolMessage {
-  return { ...result(id, callId, 'ok'), picture };
-}
-
-function transcript(): StoredMessage[] {
-  return [
-    user('u1', 'mark it'),
-    assistant('a1', '', [
-      call('c1', 'vision_mark', { image: 'p.png', marks: [{ at: '20,20,80,60', colour: 'red' }] })
-    ]),
-    visionResult('r1', 'c1'),
-    assistant('a2', '', [call('c2', 'vision_list', {})]),
-    visionResult('r2', 'c2'),
-    assistant('a3', '', [call('c3', 'vision_mark', { marks: [{ at: '5,5' }], view: 'none' })]),
-    visionResult('r3', 'c3')
-  ];
-}
-
-function loaded(messages: StoredMessage[]): Conversation {
-  const conversation = new Conversation();
-  conversation.load({ version: 1, messages });
-  return conversation;
-}
-
-function settled(views: VisionViews, callId: string): Promise<void> {
-  return new Promise(resolve => {
-    const check = (): void => {
-      const kind = views.state(callId).kind;
-      if (kind !== 'rendering' && kind !== 'unknown') {
-        views.changed.disconnect(check);
-        resolve();
-      }
-    };
-    views.changed.connect(check);
-    check();
-  });
-}
-
-/** The real client, recording each render request's body and the most requests in flight at once. */
-function counting(): {
-  options: VisionViewsOptions;
-  bodies: Array<{ views: unknown[]; record: unknown }>;
-  peak: () => number;
-  /** Requests in flight when each request was made. */
-  busy: number[];
-} {
-  const inner = client();
-  const bodies: Array<{ views: unknown[]; record: unknown }> = [];
-  const busy: number[] = [];
-  let inFlight = 0;
-  let peak = 0;
-  return {
-    bodies,
-    busy,
-    peak: () => peak,
-    options: {
-      ...inner,
-      async request<T>(route: string, body: unknown, signal: AbortSignal): Promise<T> {
-        bodies.push(body as { views: unknown[]; record: unknown });
-        busy.push(inFlight);
-        inFlight += 1;
-        peak = Math.max(peak, inFlight);
-        try {
-          return await inner.request<T>(route, body, signal);
-        } finally {
-          inFlight -= 1;
-        }
-      }
-    }
-  };
-}
-
-/** A marked picture, then `count` close-ups at distinct points, each its own call. */
-function closeUps(count: number): StoredMessage[] {
-  const messages = transcript().slice(0, 3);
-  for (let i = 0; i < count; i++) {
-    messages.push(
-      assistant(`s${i}`, '', [
-        call(`show${i}`, 'vision_show', { at: [`${10 + i * 15},${20 + i * 10}`] })
-      ]),
-      visionResult(`rs${i}`, `show${i}`)
-    );
-  }
-  return messages;
-}
-
-function allSettled(views: VisionViews, callIds: string[]): Promise<unknown> {
-  return Promise.all(callIds.map(id => settled(views, id)));
-}
+useFigureServer();
 
 describe('VisionViews', () => {
   it('renders replayed views and completes calls that have none', async () => {
@@ -320,7 +190,7 @@ describe('VisionViews', () => {
   it('reports a changed picture with the text record', async () => {
     const messages = transcript().map(message =>
       message.role === 'tool'
-        ? { ...message, picture: { ...picture, sha256: 'b'.repeat(64) } }
+        ? { ...message, picture: { ...servedPicture(), sha256: 'b'.repeat(64) } }
         : message
     );
     const conversation = loaded(messages);
@@ -388,134 +258,6 @@ describe('VisionViews', () => {
     expect(views.state('c9').kind).toBe('none');
     views.dispose();
     conversation.dispose();
-  });
-
-  it("draws replayed views at the chat's width, and the full view once for the viewer", async () => {
-    const { options, bodies } = counting();
-    // Views no other test drew (the session's cache would hold their full views).
-    const messages = transcript().slice(0, 1);
-    messages.push(
-      assistant('w1', '', [
-        call('c1', 'vision_mark', { image: 'p.png', marks: [{ at: '33,44', colour: 'cyan' }] })
-      ]),
-      visionResult('rw1', 'c1'),
-      assistant('w2', '', [call('show0', 'vision_show', { at: ['123,45'] })]),
-      visionResult('rw2', 'show0')
-    );
-    const conversation = loaded(messages);
-    // A chat 100 device pixels wide: views are drawn 128 wide (rounded up to the step).
-    const views = new VisionViews(conversation, { ...options, viewWidth: () => 100 });
-    await allSettled(views, ['c1', 'show0']);
-    expect(bodies.map(body => (body as { width?: number }).width)).toEqual(bodies.map(() => 128));
-    /** A base64 PNG's width, from its header. */
-    const pngWidth = (png: string): number => Buffer.from(png, 'base64').readUInt32BE(16);
-    for (const callId of ['c1', 'show0']) {
-      const state = views.state(callId);
-      if (state.kind !== 'ready') {
-        throw new Error(`${callId} is ${state.kind}`);
-      }
-      const [view] = state.views;
-      expect([view.width, pngWidth(view.png)]).toEqual([128, 128]);
-      expect(view.shrunkFrom?.width).toBeGreaterThan(128);
-      // The viewer's full view: drawn once, without a width, the size the small one says.
-      const requests = bodies.length;
-      const [full] = await views.full(callId);
-      expect(full.shrunkFrom).toBeUndefined();
-      expect([full.width, full.height]).toEqual([view.shrunkFrom?.width, view.shrunkFrom?.height]);
-      expect(pngWidth(full.png)).toBe(full.width);
-      expect(full.caption).toBe(view.caption);
-      expect(bodies).toHaveLength(requests + 1);
-      expect((bodies[requests] as { width?: number }).width).toBeUndefined();
-      expect(await views.full(callId)).toEqual([full]);
-      expect(bodies).toHaveLength(requests + 1);
-    }
-    views.dispose();
-    conversation.dispose();
-  });
-
-  it('draws views again when the chat gets wider than they were drawn for, and only then', async () => {
-    const { options, bodies } = counting();
-    const conversation = loaded(closeUps(1));
-    let width = 100;
-    const views = new VisionViews(conversation, { ...options, viewWidth: () => width });
-    await allSettled(views, ['c1', 'show0']);
-    const drawn = (callId: string): number => {
-      const state = views.state(callId);
-      return state.kind === 'ready' ? state.views[0].width : 0;
-    };
-    expect([drawn('c1'), drawn('show0')]).toEqual([128, 128]);
-    const requests = bodies.length;
-    width = 120;
-    views.widthChanged();
-    expect(bodies).toHaveLength(requests);
-    width = 300;
-    views.widthChanged();
-    await new Promise<void>(resolve => {
-      const check = (): void => {
-        if (drawn('c1') > 128 && drawn('show0') > 128) {
-          views.changed.disconnect(check);
-          resolve();
-        }
-      };
-      views.changed.connect(check);
-    });
-    expect(bodies.slice(requests).map(body => (body as { width?: number }).width)).toEqual(
-      bodies.slice(requests).map(() => 320)
-    );
-    // The map is narrower than that: now full size; the close-up is drawn at the new width.
-    const map = views.state('c1');
-    expect(map.kind === 'ready' && map.views[0].shrunkFrom).toBe(undefined);
-    expect(drawn('show0')).toBe(320);
-    views.dispose();
-    conversation.dispose();
-  });
-
-  it('draws views again for a wider chat only once every queued call has its views', async () => {
-    const { options, bodies } = counting();
-    const conversation = loaded(closeUps(12));
-    let width = 100;
-    const views = new VisionViews(conversation, { ...options, viewWidth: () => width });
-    const drawn = (callId: string): number => {
-      const state = views.state(callId);
-      return state.kind === 'ready' ? state.views[0].width : 0;
-    };
-    // The newest call is drawn first, alone; the others are still queued or being drawn when the
-    // chat gets wider (a sidebar settling on open, or a person widening it).
-    await settled(views, 'show11');
-    expect(drawn('show11')).toBe(128);
-    expect(views.state('c1').kind).toBe('rendering');
-    width = 300;
-    views.widthChanged();
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('show11 was never drawn again')), 10000);
-      const check = (): void => {
-        if (drawn('show11') === 320) {
-          clearTimeout(timer);
-          views.changed.disconnect(check);
-          resolve();
-        }
-      };
-      views.changed.connect(check);
-    });
-    // Asked for again last: after every call still waiting for its first views, never before.
-    const asks = (body: { views: unknown[] }, at: string): boolean =>
-      JSON.stringify(body.views).includes(`"${at}"`);
-    const again = bodies.map((body, i) => (asks(body, '175,130') ? i : -1)).filter(i => i >= 0);
-    expect(again).toEqual([0, bodies.length - 1]);
-    for (let i = 0; i < 11; i++) {
-      expect(views.state(`show${i}`).kind).toBe('ready');
-    }
-    views.dispose();
-    conversation.dispose();
-  });
-
-  it('asks for full views when the chat has no width (hidden), and never below the minimum', () => {
-    expect(displayWidth(undefined)).toBeUndefined();
-    expect(displayWidth(0)).toBeUndefined();
-    expect(displayWidth(Number.NaN)).toBeUndefined();
-    expect(displayWidth(1)).toBe(64);
-    expect(displayWidth(640)).toBe(640);
-    expect(displayWidth(641)).toBe(704);
   });
 
   it('cancels the render in flight on dispose and reports nothing after', async () => {
