@@ -4,12 +4,12 @@
  * both ask at once neither question nor answer is lost or doubled; a reload shows the same
  * transcript. Plain Playwright contexts, since Galata's fixtures drive a single page.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { expect, test, type Browser, type Page } from '@playwright/test';
 
-import { RUNTIME } from '../jupyter.mjs';
+import { ROOT, RUNTIME } from '../jupyter.mjs';
 import { MODEL_URL, SERVER_URL } from './helpers';
 
 const NOTEBOOK = 'rtc.ipynb';
@@ -71,8 +71,7 @@ test.beforeAll(async ({ request }) => {
 });
 
 test('two clients share one conversation without losing or doubling messages', async ({
-  browser,
-  request
+  browser
 }) => {
   const alice = await openShared(browser);
   const bob = await openShared(browser);
@@ -111,7 +110,11 @@ test('two clients share one conversation without losing or doubling messages', a
   // last looked and ask whether to overwrite it: the command then waits for that answer (a CI run
   // waited out the test's timeout). So the save is not awaited, the question is answered with
   // Overwrite (the page holds the shared document, the same transcript), and the file is read
-  // until it holds the three questions.
+  // until it holds the three questions. It is read from disk, not through the contents API:
+  // jupyter_server takes a notebook it reads half-written (the collaboration server saving it
+  // at that moment) for a broken one, moves it aside as `rtc.ipynb.invalid` and puts the copy
+  // from before the save back, so the save was lost and no later save came (a CI run on
+  // 2026-12-02 waited out the 60 s with the old file on disk).
   await alice.evaluate(() => {
     void window.jupyterapp.commands.execute('docmanager:save');
   });
@@ -123,17 +126,16 @@ test('two clients share one conversation without losing or doubling messages', a
         if (await overwrite.isVisible()) {
           await overwrite.click();
         }
-        const saved = await request.get(`${SERVER_URL}api/contents/${NOTEBOOK}?content=1`);
-        if (!saved.ok()) {
-          // Read while the server writes it: read again.
-          return `${saved.status()} ${await saved.text()}`;
-        }
-        const model = (await saved.json()) as {
-          content: {
-            metadata: { figure_chat?: { messages: Array<{ id: string; role: string }> } };
-          };
+        let saved: {
+          metadata: { figure_chat?: { messages: Array<{ id: string; role: string }> } };
         };
-        stored = model.content.metadata.figure_chat?.messages ?? [];
+        try {
+          saved = JSON.parse(readFileSync(join(ROOT, NOTEBOOK), 'utf8'));
+        } catch (error) {
+          // Read while the server writes it: read again.
+          return String(error);
+        }
+        stored = saved.metadata.figure_chat?.messages ?? [];
         return stored.filter(m => m.role === 'user').length;
       },
       { timeout: 60000 }
