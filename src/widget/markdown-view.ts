@@ -156,7 +156,9 @@ export class ChatMarkdown {
   }
 
   private async _render(): Promise<void> {
-    const plan = planMarkdown(this._text, this._streaming);
+    const source = this._text;
+    const streaming = this._streaming;
+    const plan = planMarkdown(source, streaming);
     let sliceStart = performance.now();
     for (let i = 0; i < plan.blocks.length; i++) {
       if (performance.now() - sliceStart > QUEUE_SLICE_MS) {
@@ -186,6 +188,12 @@ export class ChatMarkdown {
     this._waiting?.remove();
     this._waiting = null;
     this._options.onRendered();
+    if (this._text !== source || this._streaming !== streaming) {
+      // Changed while this render awaited the parser: an update then may have only refreshed the
+      // waiting text just removed, and scheduled nothing (a collaborator's finished answer,
+      // arriving while its mid-stream copy rendered, was never shown).
+      this._schedule();
+    }
   }
 
   private async _renderBlock(text: string): Promise<HTMLElement> {
