@@ -6,7 +6,7 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 
-import { chat, openChat, SETTINGS } from './helpers';
+import { chat, openChat, SETTINGS, typeInCell } from './helpers';
 
 test.use({ mockSettings: SETTINGS, autoGoto: true });
 
@@ -86,8 +86,7 @@ test('Stop while a call is written drops its card and keeps the answer, interrup
 
 test('"Replace cell" puts a code block in place of the active cell’s source', async ({ page }) => {
   await page.notebook.createNew('replace.ipynb');
-  await page.notebook.setCell(0, 'code', 'old_value = 1');
-  await page.notebook.selectCells(0);
+  await typeInCell(page, 0, 'old_value = 1');
   await openChat(page);
   const view = chat(page);
   await view.locator('.jp-FigureChat-input').fill('[script:code] show code');

@@ -15,7 +15,8 @@ import {
   openNotebook,
   reloadLab,
   SETTINGS,
-  storedTranscript
+  storedTranscript,
+  typeInCell
 } from './helpers';
 
 test.use({ mockSettings: SETTINGS, autoGoto: true });
@@ -30,7 +31,7 @@ test.describe('across a restart', () => {
   }) => {
     const name = 'chat-a.ipynb';
     await page.notebook.createNew(name);
-    await page.notebook.setCell(0, 'code', 'x = 41 + 1');
+    await typeInCell(page, 0, 'x = 41 + 1');
     await openChat(page);
     await ask(page, '[script:notebook-read] What is in this notebook?');
 

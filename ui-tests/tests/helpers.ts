@@ -203,11 +203,49 @@ export async function saveAndCloseAll(page: IJupyterLabPageFixture): Promise<voi
 }
 
 /**
+ * Type `source` (one line) into cell `index` of the notebook in the main area a key at a time, as a
+ * person does, and leave the notebook in command mode. Galata's `setCell` types the same way, then
+ * waits for ten animation frames in a row with the same editor HTML, read through the cell's node
+ * as it found it before typing, with no time limit. JupyterLab sometimes gives a new notebook's
+ * cell a new node just after it opens (a MutationObserver saw the typed cell's node removed, its
+ * editor gone, while the new node showed the text); Galata's frame callback then throws on the old
+ * node and its wait ran into the test's timeout (chat-progress.spec.ts, 1 run in 5 after
+ * attach-picture.spec.ts, 2026-12-03). Here the document is loaded first, each step finds the cell
+ * afresh, and the typed text is awaited within expect's timeout.
+ */
+export async function typeInCell(
+  page: IJupyterLabPageFixture,
+  index: number,
+  source: string
+): Promise<void> {
+  await page.evaluate(async () => {
+    const panel = window.jupyterapp.shell.currentWidget as unknown as {
+      context?: { ready: Promise<void> };
+      revealed?: Promise<void>;
+    };
+    await panel.context?.ready;
+    await panel.revealed;
+  });
+  const editor = page
+    .locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell:visible')
+    .nth(index)
+    .locator('.cm-content');
+  await editor.click();
+  await expect(page.getByText('Mode: Edit', { exact: true })).toBeVisible();
+  await editor.press('Control+A');
+  await editor.pressSequentially(source);
+  await expect(editor).toHaveText(source);
+  await editor.press('Escape');
+  await expect(page.getByText('Mode: Command', { exact: true })).toBeVisible();
+}
+
+/**
  * Put `source` into code cell `index` of the notebook shown in the main area through the
  * notebook's model, as a paste or a sync would, and click that cell (command mode) so that
- * Galata's `runCell` runs it. Galata's `setCell` types the source a key at a time, which takes
+ * Galata's `runCell` runs it. Typing the source a key at a time takes
  * half a minute for a few lines on a loaded machine; the specs that only need code in a cell use
- * this, and chat.spec.ts, chat-progress.spec.ts and notebook-figures.spec.ts still type theirs.
+ * this, and chat.spec.ts, chat-progress.spec.ts and notebook-figures.spec.ts type theirs
+ * ({@link typeInCell}).
  * With `index` equal to the cell count, a code cell is added at the end.
  */
 export async function setCode(

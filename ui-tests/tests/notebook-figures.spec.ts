@@ -17,7 +17,8 @@ import {
   openNotebook,
   reloadLab,
   saveAndCloseAll,
-  SETTINGS
+  SETTINGS,
+  typeInCell
 } from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
@@ -63,7 +64,8 @@ test('a figure and a view inserted into the notebook survive Run All, Clear All 
   const path = `${tmpPath}/pinned.ipynb`;
   await createNotebookFile(page, path);
   await openNotebook(page, path);
-  await page.notebook.setCell(0, 'markdown', '# Results');
+  expect(await page.notebook.setCellType(0, 'markdown')).toBe(true);
+  await typeInCell(page, 0, '# Results');
   await openChat(page);
 
   await ask(page, '[script:svg] draw the stages');
