@@ -3,6 +3,7 @@
  * opening the chat, asking, and reading what the notebook stored.
  */
 import { expect, galata, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { Locator } from '@playwright/test';
 
 import { benchNotebook, type ConversationSize } from '../bench/conversation';
 
@@ -203,6 +204,16 @@ export async function saveAndCloseAll(page: IJupyterLabPageFixture): Promise<voi
 }
 
 /**
+ * The cells of the notebook shown in the main area, as a person sees them. Other notebooks the
+ * layout restored stay in the DOM, hidden; and JupyterLab 4.5 can leave the empty cell it gives a
+ * still-loading notebook in the DOM at zero height and opacity once the content replaces it (see
+ * the README's known gaps). An unscoped `.jp-Notebook .jp-Cell` could pick either.
+ */
+export function visibleCells(page: IJupyterLabPageFixture): Locator {
+  return page.locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell:visible');
+}
+
+/**
  * Type `source` (one line) into cell `index` of the notebook in the main area a key at a time, as a
  * person does, and leave the notebook in command mode. Galata's `setCell` types the same way, then
  * waits for ten animation frames in a row with the same editor HTML, read through the cell's node
@@ -226,10 +237,7 @@ export async function typeInCell(
     await panel.context?.ready;
     await panel.revealed;
   });
-  const editor = page
-    .locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell:visible')
-    .nth(index)
-    .locator('.cm-content');
+  const editor = visibleCells(page).nth(index).locator('.cm-content');
   await editor.click();
   await expect(page.getByText('Mode: Edit', { exact: true })).toBeVisible();
   await editor.press('Control+A');
@@ -292,10 +300,5 @@ export async function setCode(
   expect(await page.notebook.selectCells(index)).toBe(true);
   // The cell shows the source in its editor before anything runs it.
   const lastLine = source.split('\n').pop() ?? '';
-  await expect(
-    page
-      .locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell:visible')
-      .nth(index)
-      .locator('.cm-content')
-  ).toContainText(lastLine);
+  await expect(visibleCells(page).nth(index).locator('.cm-content')).toContainText(lastLine);
 }

@@ -16,7 +16,8 @@ import {
   resetModelLog,
   saveAndCloseAll,
   setCode,
-  SETTINGS
+  SETTINGS,
+  visibleCells
 } from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
@@ -37,19 +38,9 @@ async function savedOutputs(page: IJupyterLabPageFixture, path: string): Promise
   return model.content.cells.map(cell => cell.outputs ?? []);
 }
 
-/**
- * The cells of the notebook shown in the main area, as a person sees them. Other notebooks the
- * layout restored stay in the DOM, hidden; and JupyterLab 4.5 can leave the empty cell it gives a
- * still-loading notebook in the DOM at zero height and opacity once the content replaces it (see
- * the README's known gaps). An unscoped `.jp-Notebook .jp-Cell` could pick either.
- */
-function cells(page: IJupyterLabPageFixture) {
-  return page.locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell:visible');
-}
-
 /** The text a cell printed. */
 function cellText(page: IJupyterLabPageFixture, index: number) {
-  return cells(page).nth(index).locator('.jp-OutputArea-output');
+  return visibleCells(page).nth(index).locator('.jp-OutputArea-output');
 }
 
 test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reopens without its kernel', async ({
@@ -152,7 +143,7 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
     'Figure(\'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80"><rect x="10" y="10" width="150" height="50" fill="teal"/></svg>\', alt="A teal bar")'
   );
   await page.notebook.runCell(4, true);
-  await expect(cells(page).nth(4).locator('img')).toBeVisible();
+  await expect(visibleCells(page).nth(4).locator('img')).toBeVisible();
 
   await saveAndCloseAll(page);
   const outputs = await savedOutputs(page, path);
@@ -170,7 +161,7 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   await reloadLab(page);
   await openNotebook(page, path);
   // Cells are found by what they hold, not by index.
-  const first = cells(page).filter({ hasText: 'v = Vision(' });
+  const first = visibleCells(page).filter({ hasText: 'v = Vision(' });
   // Outputs of a reopened notebook render once the notebook is laid out; wait for that state.
   await expect(first.locator('.jp-OutputArea-output img')).toHaveCount(1, { timeout: 60000 });
   await expect(first.locator('.jp-FigureChat-liveOutput img')).toBeVisible();
@@ -180,7 +171,7 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   expect(shown).toContain(String(vision?.data?.['image/png']).slice(0, 200));
   await expect(page.locator('.jp-FigureChat-visionMarks')).toHaveCount(0);
   await expect(page.locator('.jp-Notebook')).not.toContainText('Error displaying widget');
-  await expect(cells(page).filter({ hasText: 'A teal bar' }).locator('img')).toBeVisible();
+  await expect(visibleCells(page).filter({ hasText: 'A teal bar' }).locator('img')).toBeVisible();
 });
 
 test('marks the chat writes into a Vision widget count only once the kernel takes them', async ({
@@ -211,7 +202,7 @@ test('marks the chat writes into a Vision widget count only once the kernel take
   );
   await page.notebook.selectCells(1);
   await page.keyboard.press('Control+Enter');
-  await expect(cells(page).nth(1).locator('.jp-InputPrompt')).toContainText('*');
+  await expect(visibleCells(page).nth(1).locator('.jp-InputPrompt')).toContainText('*');
 
   await resetModelLog(page);
   await openChat(page);
