@@ -9,6 +9,59 @@ import tseslint from 'typescript-eslint';
 
 const DOM_AND_LAB = ['@jupyterlab/*', '@lumino/*'];
 
+/**
+ * The figure server's parts, bottom to top, each with the parts it may import; the entry files
+ * (main, serve, app, routes, warm-up, version) sit in src/server itself, above all of them. Arrows
+ * go one way: a part never imports the entry or a part that is not listed for it.
+ */
+const SERVER_PARTS = {
+  http: [],
+  pictures: ['http'],
+  svg: ['http'],
+  model: ['http'],
+  render: ['http', 'pictures', 'svg'],
+  notebook: ['http', 'pictures', 'svg', 'render'],
+  kernel: ['http', 'pictures', 'svg', 'render']
+};
+const SERVER_ENTRY = ['main', 'serve', 'app', 'routes', 'warm-up', 'version'];
+const SERVER_BASE = [
+  { group: DOM_AND_LAB, message: 'The figure server runs in Node: no JupyterLab or Lumino.' },
+  {
+    group: ['**/chat/**', '**/widget/**', '**/kernel-bridge/**', '**/outputs/**', '**/plugins/**'],
+    message: 'src/server imports only src/tools.'
+  }
+];
+
+function serverLayers() {
+  const entry = {
+    files: ['src/server/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: SERVER_BASE }] }
+  };
+  const parts = Object.entries(SERVER_PARTS).map(([part, allowed]) => {
+    const above = Object.keys(SERVER_PARTS).filter(p => p !== part && !allowed.includes(p));
+    return {
+      files: [`src/server/${part}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              ...SERVER_BASE,
+              {
+                group: [...above.map(p => `../${p}/*`), ...SERVER_ENTRY.map(e => `../${e}`)],
+                message: `src/server/${part} may import only ${
+                  allowed.length ? allowed.join(', ') : 'itself'
+                } (and src/tools): the server's parts import downwards, never the entry.`
+              }
+            ]
+          }
+        ]
+      }
+    };
+  });
+  return [entry, ...parts];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -58,26 +111,7 @@ export default tseslint.config(
       ]
     }
   },
-  {
-    files: ['src/server/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: DOM_AND_LAB,
-              message: 'The figure server runs in Node: no JupyterLab or Lumino.'
-            },
-            {
-              group: ['**/chat/**', '**/widget/**', '**/kernel-bridge/**'],
-              message: 'src/server imports only src/tools.'
-            }
-          ]
-        }
-      ]
-    }
-  },
+  ...serverLayers(),
   {
     files: ['src/chat/**/*.ts', 'src/kernel-bridge/**/*.ts'],
     rules: {
@@ -96,7 +130,7 @@ export default tseslint.config(
     }
   },
   {
-    files: ['src/widget/**/*.ts'],
+    files: ['src/widget/**/*.ts', 'src/outputs/**/*.ts', 'src/plugins/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

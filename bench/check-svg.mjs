@@ -15,8 +15,8 @@ const require = createRequire(import.meta.url);
 
 function load() {
   return loadSources('check-svg', [
-    "export { checkSvg } from './src/server/svg';",
-    "export { resvgOptions } from './src/server/svg-fonts';",
+    "export { checkSvg } from './src/server/svg/svg';",
+    "export { resvgOptions } from './src/server/svg/fonts';",
     "export { checkSvgPolicy, utf8Length } from './src/tools/svg';",
     "export { scatterFigure } from './src/__tests__/fixtures/svg/valid';"
   ]);

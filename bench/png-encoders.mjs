@@ -1,7 +1,7 @@
 /**
  * PNG encoders for vision views (issue 13): the exact pixels of the three views of bench/vision.mjs
  * (a 4000×3000 JPEG with 50 marks, as a map, a close-up and a 9-tile sheet) encoded by sharp as
- * src/server/render.ts did (libpng + zlib-ng, level 2, adaptive filters), and by the other PNG
+ * src/server/render/render.ts did (libpng + zlib-ng, level 2, adaptive filters), and by the other PNG
  * encoders that install from the npm registry with prebuilt binaries or as WASM or JavaScript. For each: median wall and CPU time over interleaved
  * rounds (every encoder once per round, so a loaded machine slows them alike), bytes, bytes against
  * Pillow's PNG of the same pixels at the same zlib level, and whether the PNG decodes back to the
@@ -15,7 +15,7 @@
  * WASM builds of that crate (@cf-wasm/png, @jsquash/png) were at most about 2× libpng in CPU, at
  * 1.0–1.4× Pillow's bytes on the map; node:zlib over rows filtered in JavaScript at most 1.7× in
  * CPU and slower in wall time, pako and fflate slower still, at 1.1× Pillow's bytes.
- * src/server/png-encode.ts uses @napi-rs/image Fast, Adaptive.
+ * src/server/render/png-encode.ts uses @napi-rs/image Fast, Adaptive.
  *
  *   node bench/png-encoders.mjs [--rounds N] [--modules DIR]
  *
@@ -310,8 +310,8 @@ const median = values => {
 async function main() {
   const started = performance.now();
   const fc = await loadSources('png-encoders', [
-    "export * from './src/server/render';",
-    "export * from './src/server/pictures';",
+    "export * from './src/server/render/render';",
+    "export * from './src/server/pictures/pictures';",
     "export * from './src/tools/vision';"
   ]);
   const sharp = fromRepo('sharp');
@@ -352,7 +352,7 @@ async function main() {
     const fmt = value => (value === undefined ? 'n/a' : value.toFixed(1));
     const kb = bytes => (bytes === undefined ? 'n/a' : `${(bytes / 1024).toFixed(0)} KiB`);
     const out = [
-      `PNG encoders on the pixels of bench/vision.mjs's views (${ROUNDS} interleaved rounds; medians; the reference is sharp at level ${level} with adaptive filters, as src/server/render.ts encoded before; Pillow at the same level on the same pixels):`
+      `PNG encoders on the pixels of bench/vision.mjs's views (${ROUNDS} interleaved rounds; medians; the reference is sharp at level ${level} with adaptive filters, as src/server/render/render.ts encoded before; Pillow at the same level on the same pixels):`
     ];
     for (const [name, byEncoder] of Object.entries(results)) {
       const view = views[name];

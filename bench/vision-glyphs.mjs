@@ -1,5 +1,5 @@
 /**
- * Checks that overlay labels drawn from the glyph cache (src/server/glyphs.ts) rasterize like
+ * Checks that overlay labels drawn from the glyph cache (src/server/render/glyphs.ts) rasterize like
  * resvg's own text, and times both: every label string of a map, a close-up and a sheet of the
  * benchmark picture, plus strings of every cached character at sizes 11 to 13 and each anchor.
  * Prints the bytes that differ (of premultiplied RGBA) and the largest difference.
@@ -15,7 +15,7 @@ const requireFromRepo = createRequire(join(repo, 'package.json'));
 const { Resvg } = requireFromRepo('@resvg/resvg-js');
 
 const fc = await loadSources('vision-glyphs', [
-  "export * from './src/server/glyphs';",
+  "export * from './src/server/render/glyphs';",
   "export * from './src/tools/vision';"
 ]);
 

@@ -2,7 +2,7 @@
  * Where one vision render's time goes (issue 13): the views of bench/vision.mjs (a 4000×3000 JPEG
  * with 50 marks as a map, a close-up and a 9-tile sheet) rendered one at a time, cold (caches
  * emptied first) and again with mark #7 moved (the decode kept), and for each the median time,
- * from the render's start, at which each stage ended (src/server/render-stages.ts):
+ * from the render's start, at which each stage ended (src/server/render/stages.ts):
  * - decoded: the pixels the view needs decoded (not reached when they were kept);
  * - overlay: the overlay drawn and rasterized, beside the decode;
  * - panes: the panes resized and placed;
@@ -47,9 +47,9 @@ async function main() {
   }
   const sharp = createRequire(join(repo, 'package.json'))('sharp');
   const fc = await loadSources('vision-timeline', [
-    "export * from './src/server/render';",
-    "export * from './src/server/render-stages';",
-    "export * from './src/server/pictures';",
+    "export * from './src/server/render/render';",
+    "export * from './src/server/render/stages';",
+    "export * from './src/server/pictures/pictures';",
     "export * from './src/tools/vision';"
   ]);
   const work = mkdtempSync(join(tmpdir(), 'fc-bench-timeline-'));

@@ -57,11 +57,11 @@ const CONCURRENT_RENDERS = 20;
 /** The render and vision modules, bundled from the TypeScript, and sharp from this checkout. */
 async function loadFigureChat() {
   const fc = await loadSources('vision', [
-    "export * from './src/server/render';",
-    "export * from './src/server/enlarge';",
-    "export * from './src/server/png-encode';",
-    "export * from './src/server/render-route';",
-    "export * from './src/server/pictures';",
+    "export * from './src/server/render/render';",
+    "export * from './src/server/render/enlarge';",
+    "export * from './src/server/render/png-encode';",
+    "export * from './src/server/render/route';",
+    "export * from './src/server/pictures/pictures';",
     "export * from './src/tools/vision';"
   ]);
   return { fc, sharp: requireFromRepo('sharp') };
@@ -234,8 +234,8 @@ async function medianPrepared(iterations, prepare, run) {
 }
 
 /**
- * libvips' resize kernel of a pane, as src/server/render-decode.ts chooses it (smooth enlargements
- * are src/server/enlarge.ts's Catmull-Rom).
+ * libvips' resize kernel of a pane, as src/server/render/decode.ts chooses it (smooth enlargements
+ * are src/server/render/enlarge.ts's Catmull-Rom).
  */
 function kernelOf(fc, pane) {
   return fc.paneSampling(pane) === 'pixel-grid' ? 'nearest' : 'lanczos3';
@@ -301,7 +301,7 @@ async function stagesOf(fc, overlay, sharp, jpeg, view, moved) {
             width: pane.region.x1 - pane.region.x0,
             height: pane.region.y1 - pane.region.y0
           };
-          // Smooth enlargements by src/server/enlarge.ts, the rest by libvips, as the renderer.
+          // Smooth enlargements by src/server/render/enlarge.ts, the rest by libvips, as the renderer.
           return fc.paneSampling(pane) === 'smooth'
             ? fc.enlargeSmooth({ data: rows, raw: band }, rect, pane.width, pane.height)
             : sharp(rows, { raw: band })
@@ -394,7 +394,7 @@ async function main() {
   const started = performance.now();
   const { fc, sharp } = await loadFigureChat();
   const overlay = await loadSources('vision-overlay', [
-    "export * from './src/server/overlay';",
+    "export * from './src/server/render/overlay';",
     "export * from './src/tools/vision';"
   ]);
   const work = mkdtempSync(join(tmpdir(), 'fc-bench-vision-'));

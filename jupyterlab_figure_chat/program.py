@@ -2,7 +2,7 @@
 
 One process per kernel, started on first use and kept: sharp and resvg load once, and pictures
 sent once are kept by their sha-256. Requests and answers are frames (a JSON header plus raw
-bytes; see ``src/server/kernel-frames.ts``), so a 20-megapixel array crosses the pipe as its
+bytes; see ``src/server/kernel/frames.ts``), so a 20-megapixel array crosses the pipe as its
 bytes, never as base64.
 """
 

@@ -10,7 +10,7 @@ this module leaves alone (not a JPEG, an embedded colour profile, not RGB or gre
 :func:`start` returns None and nothing changed.
 
 The preview is a plain JPEG of the picture as shown (EXIF-oriented), ``max_side`` on its longest
-side, the size the figure program would make (``makePreview`` in src/server/kernel-preview.ts);
+side, the size the figure program would make (``makePreview`` in src/server/kernel/preview.ts);
 the widget sends it only if its size agrees with the figure program's reading of the picture.
 """
 

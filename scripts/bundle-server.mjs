@@ -17,7 +17,7 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 // esbuild is required only when the server runs from source without its bundled worker
-// (src/server/svg.ts); the bundle always has the worker beside it, so it never loads esbuild.
+// (src/server/svg/svg.ts); the bundle always has the worker beside it, so it never loads esbuild.
 const server = {
   bundle: true,
   platform: 'node',
@@ -38,7 +38,7 @@ await build({
 // The SVG check pool's worker thread, found beside figure-chat.cjs at run time.
 await build({
   ...server,
-  entryPoints: [join(top, 'src/server/svg-worker.ts')],
+  entryPoints: [join(top, 'src/server/svg/worker.ts')],
   outfile: join(out, 'svg-worker.cjs')
 });
 

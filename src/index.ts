@@ -5,10 +5,10 @@
  */
 import type { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
-import { figureOutputPlugin } from './figure-outputs';
-import { insertPlugin } from './insert';
+import { figureOutputPlugin } from './outputs/figure-outputs';
+import { insertPlugin } from './outputs/insert';
 import { kernelBridgePlugin } from './kernel-bridge/plugin';
-import { pinnedCellsPlugin } from './pinned-cells';
+import { pinnedCellsPlugin } from './outputs/pinned-cells';
 import { attachPlugin } from './plugins/attach';
 import { conversationCommandsPlugin } from './plugins/conversation-commands';
 import { settingsPlugin } from './plugins/settings';

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 
 import sharp from 'sharp';
 
-import { exportCommand } from '../server/export-assets';
+import { exportCommand } from '../server/notebook/export-assets';
 import { assistant, call, figureSvg, result, user } from './helpers/transcripts';
 
 let root: string;

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import { kernelToolHost, renderStored } from '../server/kernel-host';
-import { KernelOpError, runKernelOp } from '../server/kernel-ops';
-import { readHeader, type Picture } from '../server/pictures';
-import { renderView } from '../server/render';
-import { checkSvg } from '../server/svg';
+import { kernelToolHost, renderStored } from '../server/kernel/host';
+import { KernelOpError, runKernelOp } from '../server/kernel/ops';
+import { readHeader, type Picture } from '../server/pictures/pictures';
+import { renderView } from '../server/render/render';
+import { checkSvg } from '../server/svg/svg';
 import { ToolRegistry } from '../tools/registry';
 import { emptyRecord, planVisionCall, type VisionRecord } from '../tools/vision';
 import { visionTools } from '../tools/vision-tools';

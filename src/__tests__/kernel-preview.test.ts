@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 
-import { runKernelOp } from '../server/kernel-ops';
+import { runKernelOp } from '../server/kernel/ops';
 
 /** The picture as shown: 160×100, white, with a blue square at x 80–100, y 10–30. */
 const W = 160;

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import type { RouteContext } from '../server/http';
-import { pictureInfoRoute } from '../server/pictures';
-import { renderRoute } from '../server/render-route';
+import type { RouteContext } from '../server/http/http';
+import { pictureInfoRoute } from '../server/pictures/pictures';
+import { renderRoute } from '../server/render/route';
 import { applyMarkArgs, emptyRecord, viewGeometry, type RenderAnswer } from '../tools/vision';
 
 /** The picture as it is shown: white, with a blue square at FEATURE. */

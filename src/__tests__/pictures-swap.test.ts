@@ -11,8 +11,8 @@ import { Worker } from 'node:worker_threads';
 
 import sharp from 'sharp';
 
-import { HttpError } from '../server/http';
-import { pictureInfoRoute } from '../server/pictures';
+import { HttpError } from '../server/http/http';
+import { pictureInfoRoute } from '../server/pictures/pictures';
 
 /** Flips `folder` between a real folder and a symlink to `outside` until told to stop. */
 const FLIPPER = `

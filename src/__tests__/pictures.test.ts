@@ -4,13 +4,13 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import { HttpError } from '../server/http';
+import { HttpError } from '../server/http/http';
 import {
   loadPicture,
   PictureCache,
   pictureInfoRoute,
   resolveWorkspacePath
-} from '../server/pictures';
+} from '../server/pictures/pictures';
 
 let base: string;
 let root: string;

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 
 import sharp, { type OutputInfo } from 'sharp';
 
-import type { RouteContext } from '../server/http';
-import { loadPicture } from '../server/pictures';
-import { allocatePixels, encodePng, PngEncodeError } from '../server/png-encode';
-import { PNG_COMPRESSION_LEVEL, renderView } from '../server/render';
+import type { RouteContext } from '../server/http/http';
+import { loadPicture } from '../server/pictures/pictures';
+import { allocatePixels, encodePng, PngEncodeError } from '../server/render/png-encode';
+import { PNG_COMPRESSION_LEVEL, renderView } from '../server/render/render';
 import { writePhotoJpeg } from './helpers/photo';
 import { applyMarkArgs, emptyRecord, type ViewSpec } from '../tools/vision';
 

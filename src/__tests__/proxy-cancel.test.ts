@@ -10,7 +10,7 @@
 import { ServerConnection } from '@jupyterlab/services';
 
 import { figureServerTransport } from '../chat/model-client';
-import { runningModelRequests } from '../server/model-cancel';
+import { runningModelRequests } from '../server/model/cancel';
 
 import { deferred, type Deferred } from './helpers/async';
 import { isolateProxyEnv } from './helpers/env';

@@ -9,7 +9,7 @@ import {
   OPENAI_DEFAULT_ENDPOINT,
   chooseModelTarget,
   serverModelConfig
-} from '../server/model-endpoint';
+} from '../server/model/endpoint';
 
 import { isolateProxyEnv } from './helpers/env';
 import { FakeEndpoint, useFigureServer } from './helpers/loopback';

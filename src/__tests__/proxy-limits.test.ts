@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 
 import { ChatStreamAccumulator, SseDecoder } from '../chat/stream';
-import { MAX_ERROR_BODY_BYTES } from '../server/upstream-error';
+import { MAX_ERROR_BODY_BYTES } from '../server/model/upstream-error';
 
 import { deferred } from './helpers/async';
 import { isolateProxyEnv } from './helpers/env';

@@ -4,8 +4,8 @@
  * of every server's shape are read. Through the real figure server against a scripted endpoint.
  */
 
-import { KeyRedactor, MAX_HELD_LINE_CHARS, REDACTED, StreamRedactor } from '../server/redact';
-import { MAX_HTML_SUMMARY_CHARS } from '../server/upstream-error';
+import { KeyRedactor, MAX_HELD_LINE_CHARS, REDACTED, StreamRedactor } from '../server/model/redact';
+import { MAX_HTML_SUMMARY_CHARS } from '../server/model/upstream-error';
 
 import { isolateProxyEnv } from './helpers/env';
 import { FakeEndpoint, useFigureServer } from './helpers/loopback';

@@ -1,14 +1,14 @@
 import sharp from 'sharp';
 
-import { ByteCache } from '../server/byte-cache';
-import type { Picture } from '../server/pictures';
+import { ByteCache } from '../server/render/byte-cache';
+import type { Picture } from '../server/pictures/pictures';
 import {
   clearRenderCaches,
   DECODED_CACHE_BYTES,
   renderCacheStats,
   renderView,
   VIEW_CACHE_BYTES
-} from '../server/render';
+} from '../server/render/render';
 import {
   applyMarkArgs,
   emptyRecord,

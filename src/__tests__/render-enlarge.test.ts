@@ -9,10 +9,10 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import { dropAlpha, enlargeSmooth } from '../server/enlarge';
-import type { RouteContext } from '../server/http';
-import { loadPicture } from '../server/pictures';
-import { renderView } from '../server/render';
+import { dropAlpha, enlargeSmooth } from '../server/render/enlarge';
+import type { RouteContext } from '../server/http/http';
+import { loadPicture } from '../server/pictures/pictures';
+import { renderView } from '../server/render/render';
 import {
   emptyRecord,
   paneSampling,

@@ -1,7 +1,7 @@
 import { Resvg } from '@resvg/resvg-js';
 
-import { fixedDecimal, GlyphCache, OUTLINED_LABEL_CHARACTERS } from '../server/glyphs';
-import { resvgOverlayOptions } from '../server/overlay';
+import { fixedDecimal, GlyphCache, OUTLINED_LABEL_CHARACTERS } from '../server/render/glyphs';
+import { resvgOverlayOptions } from '../server/render/overlay';
 
 const options = resvgOverlayOptions();
 const glyphs = new GlyphCache(options);

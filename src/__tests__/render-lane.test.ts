@@ -5,10 +5,10 @@
  */
 import sharp from 'sharp';
 
-import type { RouteContext } from '../server/http';
-import { clearRenderCaches, RENDER_CONCURRENCY } from '../server/render';
-import { Semaphore } from '../server/render-queue';
-import { renderRoute } from '../server/render-route';
+import type { RouteContext } from '../server/http/http';
+import { clearRenderCaches, RENDER_CONCURRENCY } from '../server/render/render';
+import { Semaphore } from '../server/render/queue';
+import { renderRoute } from '../server/render/route';
 import { emptyRecord } from '../tools/vision';
 
 describe('Semaphore lanes', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import { renderNotebook } from '../server/render-notebook';
+import { renderNotebook } from '../server/notebook/render-notebook';
 import type { StoredMessage } from '../tools/transcript';
 import { emptyRecord, viewGeometry } from '../tools/vision';
 

@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 
-import { OVERLAY_LAYER_BYTES, overlayLayerStats } from '../server/overlay';
-import type { Picture } from '../server/pictures';
-import { clearRenderCaches, renderView } from '../server/render';
+import { OVERLAY_LAYER_BYTES, overlayLayerStats } from '../server/render/overlay';
+import type { Picture } from '../server/pictures/pictures';
+import { clearRenderCaches, renderView } from '../server/render/render';
 import { applyMarkArgs, emptyRecord, type ViewSpec, type VisionRecord } from '../tools/vision';
 
 // resvg as it is, its calls counted.

@@ -4,9 +4,9 @@
  */
 import sharp from 'sharp';
 
-import type { Picture } from '../server/pictures';
-import { clearRenderCaches, renderView } from '../server/render';
-import { observeRenderStages, type RenderStage } from '../server/render-stages';
+import type { Picture } from '../server/pictures/pictures';
+import { clearRenderCaches, renderView } from '../server/render/render';
+import { observeRenderStages, type RenderStage } from '../server/render/stages';
 import { applyMarkArgs, emptyRecord, type ViewSpec } from '../tools/vision';
 
 const W = 1200;

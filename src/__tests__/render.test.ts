@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 
 import { createFigureServer } from '../server/app';
-import { HttpError, type RouteContext } from '../server/http';
-import { loadPicture } from '../server/pictures';
-import { renderView } from '../server/render';
-import { renderRoute } from '../server/render-route';
+import { HttpError, type RouteContext } from '../server/http/http';
+import { loadPicture } from '../server/pictures/pictures';
+import { renderView } from '../server/render/render';
+import { renderRoute } from '../server/render/route';
 import type { RenderAnswer } from '../tools/vision';
 import {
   applyMarkArgs,

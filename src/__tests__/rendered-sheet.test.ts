@@ -9,14 +9,14 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import type { RouteContext } from '../server/http';
-import { loadPicture } from '../server/pictures';
+import type { RouteContext } from '../server/http/http';
+import { loadPicture } from '../server/pictures/pictures';
 import {
   clearRenderCaches,
   MARGIN_BACKGROUND,
   renderCacheStats,
   renderView
-} from '../server/render';
+} from '../server/render/render';
 import {
   applyMarkArgs,
   emptyRecord,

@@ -16,7 +16,7 @@ import {
   ViewSpec,
   VisionRecordSchema
 } from '../tools/vision';
-import { renderRoute } from '../server/render-route';
+import { renderRoute } from '../server/render/route';
 
 const context: ToolContext = { signal: new AbortController().signal, host: null };
 

@@ -7,7 +7,7 @@
  */
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 
-import { bytesInFlight } from '../server/http';
+import { bytesInFlight } from '../server/http/http';
 
 import { isolateProxyEnv } from './helpers/env';
 import { useFigureServer } from './helpers/loopback';

@@ -4,7 +4,7 @@
  * composited at their places: the view must be the one the whole overlay, clip paths and all,
  * gives. A rendered sheet, checked against that whole overlay: rendered-sheet.test.ts.
  */
-import { rasterizeOverlayParts } from '../server/overlay';
+import { rasterizeOverlayParts } from '../server/render/overlay';
 import {
   applyMarkArgs,
   emptyRecord,

@@ -3,7 +3,7 @@
  * turbulence octaves, morphology radius, convolution order) and on text, in the pure policy the
  * browser and the figure server share.
  */
-import { checkSvg } from '../server/svg';
+import { checkSvg } from '../server/svg/svg';
 import {
   checkSvgPolicy,
   SVG_MAX_CONVOLVE_ORDER,

@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { Resvg } from '@resvg/resvg-js';
 
 import { createFigureServer } from '../server/app';
-import { checkSvg } from '../server/svg';
-import { resvgOptions } from '../server/svg-fonts';
+import { checkSvg } from '../server/svg/svg';
+import { resvgOptions } from '../server/svg/fonts';
 
 /**
  * A FIFO whose writer numbers its opens: each open for reading receives the next number, so the

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import { closeSvgCheckPool } from '../server/svg';
-import { WorkerPool, WorkerTimeoutError } from '../server/worker-pool';
+import { closeSvgCheckPool } from '../server/svg/svg';
+import { WorkerPool, WorkerTimeoutError } from '../server/svg/worker-pool';
 import { SVG_MAX_TEXT_CHARACTERS } from '../tools/svg';
 import { emptyRecord } from '../tools/vision';
 import { closeServer, listenLoopback } from './helpers/loopback';

@@ -2,7 +2,7 @@
  * The SVG trust boundary: realistic figures pass, every hostile input is refused with its class
  * and an actionable message, both by the pure policy and by the server's resvg-backed check.
  */
-import { checkSvg } from '../server/svg';
+import { checkSvg } from '../server/svg/svg';
 import {
   checkSvgPolicy,
   SVG_MAX_AREA,

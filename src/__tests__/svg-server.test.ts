@@ -6,12 +6,12 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 
 import { createFigureServer } from '../server/app';
-import type { RouteContext } from '../server/http';
-import { HttpError } from '../server/http';
+import type { RouteContext } from '../server/http/http';
+import { HttpError } from '../server/http/http';
 import { jsonRoutes } from '../server/routes';
-import type { CheckSvgIo } from '../server/svg';
-import { checkSvgCommand, checkSvgRoute } from '../server/svg';
-import { fontDirectory } from '../server/svg-fonts';
+import type { CheckSvgIo } from '../server/svg/svg';
+import { checkSvgCommand, checkSvgRoute } from '../server/svg/svg';
+import { fontDirectory } from '../server/svg/fonts';
 
 const good =
   '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="32"><rect width="9" height="9"/></svg>';

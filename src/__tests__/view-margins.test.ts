@@ -9,9 +9,9 @@ import { join } from 'node:path';
 
 import sharp from 'sharp';
 
-import type { RouteContext } from '../server/http';
-import { loadPicture } from '../server/pictures';
-import { MARGIN_BACKGROUND, renderView } from '../server/render';
+import type { RouteContext } from '../server/http/http';
+import { loadPicture } from '../server/pictures/pictures';
+import { MARGIN_BACKGROUND, renderView } from '../server/render/render';
 import {
   emptyRecord,
   PIXEL_GRID_ZOOM,

@@ -2,7 +2,7 @@
  * The figure server draws a few tiny views of its own when it starts, so the first view a person
  * waits for does not pay for the renderer's first use (fonts, glyphs, decoders, encoders).
  */
-import { clearRenderCaches, renderCacheStats } from '../server/render';
+import { clearRenderCaches, renderCacheStats } from '../server/render/render';
 import { warmRenderer } from '../server/warm-up';
 
 describe('warmRenderer', () => {

@@ -7,11 +7,11 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { requestFigureServer } from './chat/figure-server';
-import { PictureNotFoundError, pictureRequest, type PictureRequest } from './chat/tools/pictures';
+import { requestFigureServer } from '../chat/figure-server';
+import { PictureNotFoundError, pictureRequest, type PictureRequest } from '../chat/tools/pictures';
 // Needed at activation: the factory must be registered before any notebook renders its outputs.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
-import { FIGURE_OUTPUT_RANK, figureOutputRendererFactory } from './widget/mime-renderer';
+import { FIGURE_OUTPUT_RANK, figureOutputRendererFactory } from '../widget/mime-renderer';
 
 /**
  * A picture for an output's view. A `cell:` picture is looked up in every open notebook, the
@@ -57,7 +57,7 @@ export const figureOutputPlugin: JupyterFrontEndPlugin<void> = {
         request: (route, body, signal) => requestFigureServer(route, body, signal),
         picture: address => findPicture(tracker, address),
         openViewer: (src, title) => {
-          void import('./widget/larger-view').then(({ createLargerView }) => {
+          void import('../widget/larger-view').then(({ createLargerView }) => {
             const widget = createLargerView(src, title, trans);
             app.shell.add(widget, 'main');
             app.shell.activateById(widget.id);

@@ -8,7 +8,7 @@ import { Notification } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator, type TranslationBundle } from '@jupyterlab/translation';
 
-import { IFigureChatTools } from './tokens';
+import { IFigureChatTools } from '../tokens';
 
 /** The command id. */
 export const INSERT_FIGURE = 'figure-chat:insert-figure';
@@ -57,7 +57,7 @@ function register(
         return;
       }
       try {
-        const { insertFigure } = await import('./widget/insert-figure');
+        const { insertFigure } = await import('../widget/insert-figure');
         await insertFigure(panel, readArgs(args));
       } catch (error) {
         Notification.error(

@@ -14,9 +14,9 @@ import { IRenderMimeRegistry, type IRenderMime } from '@jupyterlab/rendermime';
 
 // Small modules needed as soon as a notebook opens (its pinned cells render with it).
 // eslint-disable-next-line jupyter/prefer-lazy-imports
-import { FIGURE_MIME } from './tools/bundle';
+import { FIGURE_MIME } from '../tools/bundle';
 // eslint-disable-next-line jupyter/prefer-lazy-imports
-import { PIN_METADATA_KEY, pinnedOutputData } from './tools/pin';
+import { PIN_METADATA_KEY, pinnedOutputData } from '../tools/pin';
 
 /** The class of the element that takes the attachment image's place. */
 export const PINNED_CLASS = 'jp-FigureChat-pinned';

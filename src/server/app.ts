@@ -13,7 +13,7 @@ import {
   sendResult,
   trackRequestBytes,
   type RouteContext
-} from './http';
+} from './http/http';
 import { jsonRoutes, rawRoutes } from './routes';
 import { FIGURE_CHAT_VERSION } from './version';
 

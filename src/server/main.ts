@@ -4,11 +4,11 @@
 import { readFile } from 'node:fs/promises';
 
 import { parseToolCallsFromText } from '../tools/toolcalls';
-import { exportCommand } from './export-assets';
-import { kernelCommand } from './kernel-cli';
-import { renderNotebook } from './render-notebook';
+import { exportCommand } from './notebook/export-assets';
+import { kernelCommand } from './kernel/cli';
+import { renderNotebook } from './notebook/render-notebook';
 import { parseServeArgs, serve } from './serve';
-import { checkSvgCommand } from './svg';
+import { checkSvgCommand } from './svg/svg';
 import { FIGURE_CHAT_VERSION } from './version';
 
 const USAGE = `usage: figure-chat <command> …

@@ -2,13 +2,13 @@
  * The figure server's route table: `<base_url>figure-chat/<name>` reaches the route `<name>`.
  * Each feature adds its routes here (one line each) and keeps its logic in its own module.
  */
-import type { JsonRoute, RawRoute } from './http';
-import { modelCancelRoute } from './model-cancel';
-import { modelInfoRoute } from './model-info';
-import { modelRoute } from './model-proxy';
-import { pictureInfoRoute } from './pictures';
-import { renderRoute } from './render-route';
-import { checkSvgRoute } from './svg';
+import type { JsonRoute, RawRoute } from './http/http';
+import { modelCancelRoute } from './model/cancel';
+import { modelInfoRoute } from './model/info';
+import { modelRoute } from './model/proxy';
+import { pictureInfoRoute } from './pictures/pictures';
+import { renderRoute } from './render/route';
+import { checkSvgRoute } from './svg/svg';
 
 /** JSON routes, all `POST` (`version`, a `GET`, is answered by the server itself). */
 export const jsonRoutes: Record<string, JsonRoute> = {

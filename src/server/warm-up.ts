@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 
 import { applyMarkArgs, emptyRecord, type ViewSpec } from '../tools/vision';
-import type { Picture } from './pictures';
-import { renderView } from './render';
+import type { Picture } from './pictures/pictures';
+import { renderView } from './render/render';
 
 /** What the warm-up draws: each kind of view, in each output format, over PNG and JPEG pictures. */
 const WARM_VIEWS: ReadonlyArray<{ spec: ViewSpec; format: 'png' | 'model' }> = [

@@ -2,7 +2,7 @@
  * Overlays composited in JavaScript, pixel by pixel, for the tests that compare a rendered view (or
  * an overlay drawn in parts) with the whole overlay, clip paths and all, over known pixels.
  */
-import { overlayGlyphs, rasterizeOverlay } from '../../server/overlay';
+import { overlayGlyphs, rasterizeOverlay } from '../../server/render/overlay';
 import {
   drawGeometry,
   type ViewGeometry,

@@ -3,8 +3,8 @@
  * stdin, one request each, and answers each with one frame on stdout, in order. It serves one
  * kernel for its lifetime and exits when stdin closes (the kernel went away).
  */
-import { encodeFrame, FrameReader } from './kernel-frames';
-import { KernelOpError, runKernelOp } from './kernel-ops';
+import { encodeFrame, FrameReader } from './frames';
+import { KernelOpError, runKernelOp } from './ops';
 
 /** Where the program's bytes go; a parameter so tests can run it in memory. */
 export interface KernelIo {

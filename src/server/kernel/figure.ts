@@ -5,13 +5,13 @@
 import { Resvg } from '@resvg/resvg-js';
 import { z } from 'zod';
 
-import type { ToolHost } from '../tools/host';
-import type { ToolRegistry } from '../tools/registry';
-import { presentSvgInput } from '../tools/svg';
-import { CheckSvgRequest } from '../tools/wire';
-import { KernelOpError, type KernelAnswer } from './kernel-answer';
-import { checkSvg } from './svg';
-import { resvgOptions } from './svg-fonts';
+import type { ToolHost } from '../../tools/host';
+import type { ToolRegistry } from '../../tools/registry';
+import { presentSvgInput } from '../../tools/svg';
+import { CheckSvgRequest } from '../../tools/wire';
+import { KernelOpError, type KernelAnswer } from './answer';
+import { checkSvg } from '../svg/svg';
+import { resvgOptions } from '../svg/fonts';
 
 /** Most pixels of a figure's PNG fallback: crisp at 2× for small figures, bounded for large ones. */
 export const FIGURE_PNG_MAX_PIXELS = 4_000_000;

@@ -4,12 +4,12 @@
  * calls are answered in process from the picture the kernel sent, and it keeps what it rendered
  * (the view specs and their PNGs) for the Python side's output.
  */
-import type { ToolHost } from '../tools/host';
-import { validateRecord, type ViewSpec, type VisionRecord } from '../tools/vision';
-import { encodeRenderAnswer, RenderRequest } from '../tools/wire';
-import { HttpError } from './http';
-import { pictureInfo, type Picture } from './pictures';
-import { renderView } from './render';
+import type { ToolHost } from '../../tools/host';
+import { validateRecord, type ViewSpec, type VisionRecord } from '../../tools/vision';
+import { encodeRenderAnswer, RenderRequest } from '../../tools/wire';
+import { HttpError } from '../http/http';
+import { pictureInfo, type Picture } from '../pictures/pictures';
+import { renderView } from '../render/render';
 
 /** One view as the kernel stores it. */
 export interface StoredView {

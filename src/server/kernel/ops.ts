@@ -5,14 +5,14 @@
  * with the same message. This module dispatches a request to its op (./kernel-figure,
  * ./kernel-pictures, ./kernel-vision) and turns every failure into a {@link KernelOpError}.
  */
-import { presentSvgTool } from '../tools/present-svg';
-import { ToolRegistry } from '../tools/registry';
-import { VisionError } from '../tools/vision';
-import { visionTools } from '../tools/vision-tools';
-import { HttpError } from './http';
-import { KernelOpError, parseRequest, type KernelAnswer } from './kernel-answer';
-import { FigureRequest, figureOp } from './kernel-figure';
-import { PictureRequest, pictureOp, PreviewRequest, previewOp } from './kernel-pictures';
+import { presentSvgTool } from '../../tools/present-svg';
+import { ToolRegistry } from '../../tools/registry';
+import { VisionError } from '../../tools/vision';
+import { visionTools } from '../../tools/vision-tools';
+import { HttpError } from '../http/http';
+import { KernelOpError, parseRequest, type KernelAnswer } from './answer';
+import { FigureRequest, figureOp } from './figure';
+import { PictureRequest, pictureOp, PreviewRequest, previewOp } from './pictures';
 import {
   CheckRecordRequest,
   checkRecordOp,
@@ -22,10 +22,10 @@ import {
   renderOp,
   VisionRequest,
   visionOp
-} from './kernel-vision';
+} from './vision';
 
-export { KernelOpError, type KernelAnswer } from './kernel-answer';
-export { FIGURE_PNG_MAX_PIXELS } from './kernel-figure';
+export { KernelOpError, type KernelAnswer } from './answer';
+export { FIGURE_PNG_MAX_PIXELS } from './figure';
 
 /** The registry of the tools the kernel runs: the very handlers the chat registers. */
 const registry = new ToolRegistry();

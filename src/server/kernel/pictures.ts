@@ -9,17 +9,17 @@ import { readFile, stat } from 'node:fs/promises';
 import sharp from 'sharp';
 import { z } from 'zod';
 
-import { isRecord } from '../tools/guards';
-import { KernelOpError, type KernelAnswer } from './kernel-answer';
-import { keepQuickPreview, preview, PREVIEW_MAX_SIDE, startQuickPreview } from './kernel-preview';
+import { isRecord } from '../../tools/guards';
+import { KernelOpError, type KernelAnswer } from './answer';
+import { keepQuickPreview, preview, PREVIEW_MAX_SIDE, startQuickPreview } from './preview';
 import {
   LIMIT_INPUT_PIXELS,
   MAX_PICTURE_BYTES,
   PictureCache,
   readHeader,
   type Picture
-} from './pictures';
-import { encodePng } from './png-encode';
+} from '../pictures/pictures';
+import { encodePng } from '../render/png-encode';
 
 /** Pictures this kernel sent, by sha-256; Python resends a picture this cache has dropped. */
 const pictures = new PictureCache();

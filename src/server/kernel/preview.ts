@@ -8,7 +8,7 @@
  */
 import sharp from 'sharp';
 
-import { LIMIT_INPUT_PIXELS } from './pictures';
+import { LIMIT_INPUT_PIXELS } from '../pictures/pictures';
 
 /** Longest side of the preview the widget draws marks over. */
 export const PREVIEW_MAX_SIDE = 1600;

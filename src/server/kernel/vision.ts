@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 
-import { isRecord } from '../tools/guards';
-import type { ToolRegistry } from '../tools/registry';
+import { isRecord } from '../../tools/guards';
+import type { ToolRegistry } from '../../tools/registry';
 import {
   DEFAULT_COLOUR,
   defaultRadius,
@@ -16,11 +16,11 @@ import {
   ViewSpec,
   VisionError,
   type VisionRecord
-} from '../tools/vision';
-import { KernelOpError, type KernelAnswer } from './kernel-answer';
-import { kernelToolHost, renderStored, type StoredView } from './kernel-host';
-import { cached, PictureRef } from './kernel-pictures';
-import type { Picture } from './pictures';
+} from '../../tools/vision';
+import { KernelOpError, type KernelAnswer } from './answer';
+import { kernelToolHost, renderStored, type StoredView } from './host';
+import { cached, PictureRef } from './pictures';
+import type { Picture } from '../pictures/pictures';
 
 export const VisionRequest = z.object({
   picture: PictureRef,

@@ -4,7 +4,7 @@
  * llama.cpp) generating an abandoned answer while the next question waits behind it. The browser
  * names each model request with an id and, on Stop, asks for that id to be cancelled.
  */
-import { HttpError, type JsonRoute } from './http';
+import { HttpError, type JsonRoute } from '../http/http';
 
 /** What an id looks like (the browser sends a random UUID). */
 const ID = /^[A-Za-z0-9_-]{8,64}$/;

@@ -7,7 +7,7 @@
  * configured, or when it names the same origin and a Chat Completions path under the server's
  * base; otherwise the server's endpoint is used, so a page can never aim the key elsewhere.
  */
-import { HttpError } from './http';
+import { HttpError } from '../http/http';
 
 /** OpenAI's endpoint: what the OpenAI SDK uses when `OPENAI_BASE_URL` is not set. */
 export const OPENAI_DEFAULT_ENDPOINT = 'https://api.openai.com/v1';

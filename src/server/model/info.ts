@@ -10,8 +10,8 @@
  * - LM Studio: `GET <origin>/api/v0/models/<model>` → `type` is `"vlm"` or `"llm"`.
  * Anything else (OpenAI, vLLM, llama-cpp-python) answers `images: null`: unknown, keep trying.
  */
-import { isRecord } from '../tools/guards';
-import { HttpError, type JsonRoute } from './http';
+import { isRecord } from '../../tools/guards';
+import { HttpError, type JsonRoute } from '../http/http';
 
 /** How long each probe may take. */
 export const MODEL_INFO_TIMEOUT_MS = 3000;

@@ -3,7 +3,7 @@
  * suit slow local models (a CPU-only llama.cpp may think for minutes before its first token);
  * an administrator tightens them for a shared deployment.
  */
-import { HttpError } from './http';
+import { HttpError } from '../http/http';
 
 /** The limits of one model request. */
 export interface ModelLimits {

@@ -9,12 +9,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { isRecord } from '../tools/guards';
+import { isRecord } from '../../tools/guards';
 
-import { HttpError, readJson, sendError, type RouteContext } from './http';
-import { checkRequestId, registerModelRequest } from './model-cancel';
-import { chooseModelTarget, serverModelConfig } from './model-endpoint';
-import { ModelLimitError, limitMessage, modelLimits, type ModelLimits } from './model-limits';
+import { HttpError, readJson, sendError, type RouteContext } from '../http/http';
+import { checkRequestId, registerModelRequest } from './cancel';
+import { chooseModelTarget, serverModelConfig } from './endpoint';
+import { ModelLimitError, limitMessage, modelLimits, type ModelLimits } from './limits';
 import { KeyRedactor } from './redact';
 import { SseLineForwarder, type StreamForwarder } from './sse-lines';
 import {

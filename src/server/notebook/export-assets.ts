@@ -9,11 +9,16 @@ import { constants } from 'node:fs';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { drawExportAssets, exportMarkdown, exportStem, type ExportAssets } from '../tools/export';
-import { isReadable, loadTranscript, METADATA_KEY } from '../tools/transcript';
+import {
+  drawExportAssets,
+  exportMarkdown,
+  exportStem,
+  type ExportAssets
+} from '../../tools/export';
+import { isReadable, loadTranscript, METADATA_KEY } from '../../tools/transcript';
 import { notebookPictures, type NotebookJson } from './notebook-pictures';
-import { renderView } from './render';
-import { checkSvg } from './svg';
+import { renderView } from '../render/render';
+import { checkSvg } from '../svg/svg';
 
 /** What the command needs from its process, so tests can run it in memory. */
 export interface ExportIo {

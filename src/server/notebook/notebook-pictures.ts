@@ -3,8 +3,8 @@
  * file (`figure-chat render`, `figure-chat export --assets`): `cell:` pictures from the notebook's
  * own image outputs, anything else from the workspace, each loaded once per fingerprint.
  */
-import { parsePictureAddress } from '../tools/vision';
-import { loadPicture, type Picture } from './pictures';
+import { parsePictureAddress } from '../../tools/vision';
+import { loadPicture, type Picture } from '../pictures/pictures';
 
 /** The parts of a notebook file these programs read. */
 export interface NotebookJson {

@@ -7,7 +7,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { isReadable, loadTranscript, METADATA_KEY, type StoredMessage } from '../tools/transcript';
+import {
+  isReadable,
+  loadTranscript,
+  METADATA_KEY,
+  type StoredMessage
+} from '../../tools/transcript';
 import {
   isVisionTool,
   planVisionCall,
@@ -15,10 +20,10 @@ import {
   walkVisionCalls,
   type PendingCall,
   type VisionFoldState
-} from '../tools/vision';
+} from '../../tools/vision';
 import { notebookPictures, type NotebookJson } from './notebook-pictures';
-import { renderView } from './render';
-import { checkSvg } from './svg';
+import { renderView } from '../render/render';
+import { checkSvg } from '../svg/svg';
 
 function safeName(text: string): string {
   return text.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);

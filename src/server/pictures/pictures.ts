@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { z } from 'zod';
 
-import { parsePictureAddress, type PictureInfo, type VisionError } from '../tools/vision';
-import { HttpError, type JsonRoute, type RouteContext } from './http';
+import { parsePictureAddress, type PictureInfo, type VisionError } from '../../tools/vision';
+import { HttpError, type JsonRoute, type RouteContext } from '../http/http';
 import { MAX_PICTURE_BYTES, readWorkspaceFile, resolveWorkspacePath } from './workspace-files';
 
 export { MAX_PICTURE_BYTES, resolveWorkspacePath };

@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 
-import { HttpError } from './http';
+import { HttpError } from '../http/http';
 
 /** Largest picture file read, in bytes. */
 export const MAX_PICTURE_BYTES = 64 * 1024 * 1024;

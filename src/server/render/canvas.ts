@@ -13,18 +13,13 @@ import {
   type ViewGeometry,
   type ViewRect,
   type VisionRecord
-} from '../tools/vision';
+} from '../../tools/vision';
 import { overlayGlyphs, rasterizeOverlay, rasterizeOverlayParts } from './overlay';
-import type { Picture } from './pictures';
+import type { Picture } from '../pictures/pictures';
 import { allocatePixels } from './png-encode';
-import {
-  decodeError,
-  resizePanes,
-  resizeTiles,
-  wholeAtPaneSize,
-  type RawImage
-} from './render-decode';
-import { stageEnded } from './render-stages';
+import { decodeError, resizePanes, resizeTiles, wholeAtPaneSize } from './decode';
+import type { RawImage } from './raw-image';
+import { stageEnded } from './stages';
 
 /** Background of the ruler margins, and of sheets between and around tiles. */
 export const MARGIN_BACKGROUND = { r: 32, g: 32, b: 32 } as const;

@@ -4,12 +4,13 @@
  */
 import sharp, { type KernelEnum, type Sharp } from 'sharp';
 
-import { paneSampling, type Pane } from '../tools/vision';
+import { paneSampling, type Pane } from '../../tools/vision';
 import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { enlargeSmooth, type PixelRect } from './enlarge';
-import { HttpError } from './http';
-import { LIMIT_INPUT_PIXELS, type Picture } from './pictures';
-import { stageEnded } from './render-stages';
+import type { RawImage } from './raw-image';
+import { HttpError } from '../http/http';
+import { LIMIT_INPUT_PIXELS, type Picture } from '../pictures/pictures';
+import { stageEnded } from './stages';
 
 /**
  * Bytes of decoded pictures kept, per fingerprint and decode scale: a conversation draws the map,
@@ -22,12 +23,6 @@ export const DECODED_CACHE_BYTES = 96 * 1024 * 1024;
  * are decoded per view (and per sheet tile), trading time for memory (100 Mpx decoded is 300 MB).
  */
 export const DECODE_ONCE_BYTES = DECODED_CACHE_BYTES / 2;
-
-/** Decoded pixels of a view's base, before the overlay. */
-export interface RawImage {
-  readonly data: Buffer;
-  readonly raw: { width: number; height: number; channels: 1 | 2 | 3 | 4 };
-}
 
 // autoOrient: pixels are drawn the way the EXIF orientation says, as browsers show them and as
 // readHeader measures them, so marks land where the user and the model see the picture.

@@ -18,7 +18,7 @@ import { endianness } from 'node:os';
 import { FastResizeFilter, ResizeFit, Transformer } from '@napi-rs/image';
 
 import { netpbmHeader } from './png-encode';
-import type { RawImage } from './render-decode';
+import type { RawImage } from './raw-image';
 
 /** A rectangle of an image's pixels, half-open. */
 export interface PixelRect {

@@ -13,10 +13,10 @@ import {
   type OverlayCanvas,
   type OverlayPart,
   type ViewGeometry
-} from '../tools/vision';
+} from '../../tools/vision';
 import { ByteCache, type ByteCacheStats } from './byte-cache';
 import { GlyphCache } from './glyphs';
-import { fontDirectory } from './svg-fonts';
+import { fontDirectory } from '../svg/fonts';
 
 let overlayOptions: ResvgRenderOptions | undefined;
 

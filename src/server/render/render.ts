@@ -23,19 +23,20 @@ import {
   type ViewGeometry,
   type ViewSpec,
   type VisionRecord
-} from '../tools/vision';
+} from '../../tools/vision';
 import { ByteCache, type ByteCacheStats } from './byte-cache';
-import { HttpError } from './http';
-import type { Picture } from './pictures';
+import { HttpError } from '../http/http';
+import type { Picture } from '../pictures/pictures';
 import { forgetOverlays } from './overlay';
 import { encodePng } from './png-encode';
-import { drawCanvas } from './render-canvas';
-import { clearDecodedPictures, decodedCacheStats, type RawImage } from './render-decode';
-import { collectWhenIdle, Semaphore, type RenderLane } from './render-queue';
-import { stageEnded } from './render-stages';
+import { drawCanvas } from './canvas';
+import { clearDecodedPictures, decodedCacheStats } from './decode';
+import type { RawImage } from './raw-image';
+import { collectWhenIdle, Semaphore, type RenderLane } from './queue';
+import { stageEnded } from './stages';
 
-export { MARGIN_BACKGROUND } from './render-canvas';
-export { DECODED_CACHE_BYTES, DECODE_ONCE_BYTES } from './render-decode';
+export { MARGIN_BACKGROUND } from './canvas';
+export { DECODED_CACHE_BYTES, DECODE_ONCE_BYTES } from './decode';
 
 /** Renders running at once; more wait their turn, so memory stays bounded under load. */
 export const RENDER_CONCURRENCY = 2;

@@ -2,7 +2,7 @@
  * `POST render`: views of a vision record over a picture, as the wire module defines the request
  * and the answer. The drawing itself is `renderView` in `render.ts`.
  */
-import { validateRecord, VisionError, type VisionRecord } from '../tools/vision';
+import { validateRecord, VisionError, type VisionRecord } from '../../tools/vision';
 import {
   BINARY_CONTENT_TYPE,
   encodeRenderAnswer,
@@ -10,9 +10,9 @@ import {
   RenderRequest,
   type ModelImageMime,
   type RenderAnswer
-} from '../tools/wire';
-import { HttpError, type JsonRoute } from './http';
-import { badBody, loadPicture, pictureInfo } from './pictures';
+} from '../../tools/wire';
+import { HttpError, type JsonRoute } from '../http/http';
+import { badBody, loadPicture, pictureInfo } from '../pictures/pictures';
 import { renderView, type RenderedView } from './render';
 
 /** The media type of a view rendered in the `model` format, as the wire names it. */

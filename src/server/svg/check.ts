@@ -11,8 +11,8 @@ import {
   SVG_MAX_SIDE,
   type SvgCheck,
   type SvgRejection
-} from '../tools/svg';
-import { resvgOptions } from './svg-fonts';
+} from '../../tools/svg';
+import { resvgOptions } from './fonts';
 
 function rejection(kind: SvgRejection['kind'], message: string): SvgCheck {
   return { ok: false, error: { kind, message } };

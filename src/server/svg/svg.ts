@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import type * as Esbuild from 'esbuild';
 import { z } from 'zod';
 
-import { type SvgCheck } from '../tools/svg';
-import { HttpError, type JsonRoute } from './http';
-import { fontDirectory } from './svg-fonts';
-import type { SvgWorkerData, SvgWorkerRequest } from './svg-worker';
+import { type SvgCheck } from '../../tools/svg';
+import { HttpError, type JsonRoute } from '../http/http';
+import { fontDirectory } from './fonts';
+import type { SvgWorkerData, SvgWorkerRequest } from './worker';
 import {
   WorkerPool,
   WorkerPoolBusyError,
@@ -21,7 +21,7 @@ import {
   type WorkerPoolOptions
 } from './worker-pool';
 
-export { checkSvg } from './svg-check';
+export { checkSvg } from './check';
 
 /**
  * Threads checking figures at once: one for large figures and one kept for small ones, so a
@@ -47,7 +47,7 @@ export const SVG_WORKER_FILE = 'svg-worker.cjs';
 
 /**
  * The worker script: the bundled file beside this one in an installation; in a source checkout
- * (jest, benchmarks), `svg-worker.ts` bundled once by esbuild, which a checkout has, into
+ * (jest, benchmarks), `worker.ts` bundled once by esbuild, which a checkout has, into
  * `node_modules/.cache` so that the worker resolves resvg from the checkout's node_modules.
  */
 function svgWorkerScript(): string {
@@ -55,8 +55,8 @@ function svgWorkerScript(): string {
   if (existsSync(bundled)) {
     return bundled;
   }
-  const source = join(__dirname, 'svg-worker.ts');
-  const cache = join(__dirname, '..', '..', 'node_modules', '.cache', 'figure-chat');
+  const source = join(__dirname, 'worker.ts');
+  const cache = join(__dirname, '..', '..', '..', 'node_modules', '.cache', 'figure-chat');
   // Loaded only from a source checkout, where esbuild is a dev dependency.
   const esbuild = require('esbuild') as typeof Esbuild;
   const [bundle] = esbuild.buildSync({

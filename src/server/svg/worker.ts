@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { checkSvg } from './svg-check';
+import { checkSvg } from './check';
 
 /** What the pool sends: the figure's source. */
 export interface SvgWorkerRequest {
