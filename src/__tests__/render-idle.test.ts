@@ -38,8 +38,8 @@ describe('render queue when idle', () => {
   beforeAll(() => {
     work = bundleForChild(
       'fc-idle-',
-      "export * from './src/server/render/render'';\n" +
-        "export { IDLE_COLLECT_MS } from './src/server/render/queue'';\n" +
+      "export * from './src/server/render/render';\n" +
+        "export { IDLE_COLLECT_MS } from './src/server/render/queue';\n" +
         "export { applyMarkArgs, emptyRecord } from './src/tools/vision';",
       CHILD
     );

@@ -15,7 +15,7 @@ describe('libvips threads per render', () => {
   let work: string;
 
   beforeAll(() => {
-    work = bundleForChild('fc-threads-', "export * from './src/server/render/render'';", CHILD);
+    work = bundleForChild('fc-threads-', "export * from './src/server/render/render';", CHILD);
   });
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
