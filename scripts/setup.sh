@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up a development checkout: a Python virtual environment in .venv with JupyterLab and this
-# extension (editable), the npm packages, and a build of the labextension and the figure server.
+# extension (editable, with its `test` and `docs` extras), the npm packages, and a build of the
+# labextension and the figure server.
 # Idempotent; needs Python 3.11 and Node 20 (and nothing else) on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +24,7 @@ fi
 # only when the build fails.
 npm run build > build.log 2>&1 || { tail -n 60 build.log >&2; echo "setup: build failed (build.log)" >&2; exit 1; }
 
-python -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]" \
+python -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test,docs]" \
   2> >(grep -v "^WARNING: Location" >&2)
 jupyter labextension develop --overwrite . >/dev/null
 jupyter labextension list 2>&1 | grep -q "jupyterlab-figure-chat.*enabled.*OK" || {

@@ -2,8 +2,9 @@
 # Set up, then run every test: lint and type checks, jest (tools, chat, figure server with real
 # sharp and resvg), pytest (the Jupyter server starting the figure server), the wheels (built from
 # the sdist, one per platform, checked by their binaries' headers, and installed alone into fresh
-# venvs), and Galata (real JupyterLab in Debian's Chromium with a scripted model server), then the
-# core path under a JupyterHub base URL, in Notebook 7, and two clients under jupyter-collaboration.
+# venvs), the docs site (sphinx-build -W), and Galata (real JupyterLab in Debian's Chromium with a
+# scripted model server), then the core path under a JupyterHub base URL, in Notebook 7, and two
+# clients under jupyter-collaboration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -83,6 +84,12 @@ npx jest --ci --forceExit
 echo "== pytest"
 python -m pytest -q
 
+# The docs site (docs/): every warning is an error, so a page outside the tables of contents, a
+# broken cross-reference, a docstring the API reference cannot read or a tool spec the tools
+# reference cannot render fails here. setup.sh installed the `docs` extra.
+echo "== docs"
+timed sphinx-build -W --keep-going -q -b html docs docs/_build/html
+
 echo "== wheels (built and checked beside the stages above)"
 timed await wheels
 
@@ -115,4 +122,4 @@ await galata-rtc
 echo "(the three: $((SECONDS - start)) s)"
 
 # Each stage above stops the script on failure (set -e), so reaching here means all passed.
-echo "stages: 8 passed, 0 failed"
+echo "stages: 9 passed, 0 failed"
