@@ -37,6 +37,9 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 # Headings get anchors, so pages can link to a section: [text](page.md#section).
 myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence", "deflist"]
+# Quotes stay as written: the tools reference quotes JSON values and what the model is told
+# ("x,y"), which curly quotes would misquote.
+smartquotes = False
 
 # The API reference: members in source order, type hints in the description (they can name
 # ipywidgets and NumPy types the docs do not document themselves).

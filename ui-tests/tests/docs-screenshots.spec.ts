@@ -55,6 +55,10 @@ test('the tour notebook replays its figure and views (docs screenshots)', async 
   expect(put.ok()).toBeTruthy();
   await openNotebook(page, path);
   await openChat(page);
+  // The notebook and the chat side by side, as a reader should see them: no file browser (its
+  // listing would show the test's temporary folder), and a chat wide enough to read.
+  await page.sidebar.close('left');
+  expect(await page.sidebar.setWidth(420, 'right')).toBe(true);
 
   const view = chat(page);
   const figure = view.locator('figure.jp-FigureChat-figure:not(.jp-FigureChat-visionView)');
