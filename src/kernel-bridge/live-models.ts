@@ -10,6 +10,7 @@ import { Signal, type ISignal } from '@lumino/signaling';
 import { bytesToBase64 } from '../chat/figure-client';
 import type { LiveVisionWidget, LiveVisionWidgets } from '../tools/host';
 import type { VisionRecord } from '../tools/vision';
+import { watchKernel, type GoneReason } from './kernel-link';
 
 /** The widget module the Python side names (`_model_module`). */
 export const WIDGET_MODULE = 'jupyterlab-figure-chat';
@@ -193,9 +194,21 @@ async function writeRecord(
   await model.state_change.catch(() => undefined);
 }
 
+/** The model event fired when a model's kernel is out of reach (its argument: the reason). */
+export const GONE_EVENT = 'figure-chat:gone';
+
+/** A model whose kernel went away: why, and the record its views last held. */
+export interface GoneModel {
+  readonly reason: GoneReason;
+  /** The model's `_record` then (untrusted): what the person saw, saved or not. */
+  readonly record: unknown;
+}
+
 /** Live Vision models; owned by the kernel-bridge plugin. */
 export class LiveVisionModels implements LiveVisionWidgets {
   private readonly _models = new Map<string, DOMWidgetModel>();
+  /** Models whose kernel went away, by id: kept for the notice their saved output shows. */
+  private readonly _gone = new Map<string, GoneModel>();
   private readonly _changed = new Signal<this, string>(this);
   /** The picture bytes per model, fetched once. */
   private readonly _pictures = new WeakMap<DOMWidgetModel, Promise<string>>();
@@ -206,8 +219,14 @@ export class LiveVisionModels implements LiveVisionWidgets {
     return this._changed;
   }
 
+  /** The model with this id while it can reach its kernel. */
   get(id: string): DOMWidgetModel | undefined {
     return this._models.get(id);
+  }
+
+  /** Why the model with this id lost its kernel, if it was live in this page and did. */
+  gone(id: string): GoneModel | undefined {
+    return this._gone.get(id);
   }
 
   /** The model as the chat's vision tools share it. */
@@ -241,16 +260,26 @@ export class LiveVisionModels implements LiveVisionWidgets {
     };
   }
 
-  /** Track a model until its comm closes (kernel restarted or shut down, widget closed). */
+  /**
+   * Track a model while it can reach its kernel. Once it cannot (restart, shut down, comm closed)
+   * it is dropped at once, so its outputs switch to the saved picture and no view of it takes an
+   * edit that would reach no kernel.
+   */
   add(model: DOMWidgetModel): void {
     const id = model.model_id;
     this._models.set(id, model);
-    model.once('comm:close destroy', () => {
-      if (this._models.get(id) === model) {
-        this._models.delete(id);
-        this._changed.emit(id);
+    this._gone.delete(id);
+    watchKernel(model, reason => {
+      if (this._models.get(id) !== model) {
+        return;
       }
+      this._models.delete(id);
+      this._gone.set(id, { reason, record: model.get('_record') as unknown });
+      model.trigger(GONE_EVENT, reason);
+      this._changed.emit(id);
     });
-    this._changed.emit(id);
+    if (this._models.get(id) === model) {
+      this._changed.emit(id);
+    }
   }
 }

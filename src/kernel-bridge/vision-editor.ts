@@ -1,29 +1,33 @@
 /**
  * The mark editor of the Vision widget: the downscaled preview as an `<img>`
- * (vision-editor-preview.ts), a toolbar (vision-editor-toolbar.ts), and the marks as an SVG over it in original-pixel coordinates (`viewBox` = the picture's size), so no drag needs a
- * server round trip and every coordinate the person sees is the one the record stores.
+ * (vision-editor-preview.ts), a toolbar (vision-editor-toolbar.ts), and the marks as an SVG over
+ * it in original-pixel coordinates (`viewBox` = the picture's size), so no drag needs a server
+ * round trip and every coordinate the person sees is the one the record stores.
  *
  * Every change goes through the tools' own `applyMarkArgs`/`applyUpdateArgs`, so a mark made by a
- * click is the mark `vision_mark` would have made (numbering, default radius, bounds).
+ * click is the mark `vision_mark` would have made (numbering, default radius, bounds); a box is
+ * resized by its handles (vision-editor-resize.ts), keys are in vision-editor-keys.ts, and undo
+ * and redo are the editor's own (vision-editor-history.ts).
  */
 import {
   applyMarkArgs,
   applyUpdateArgs,
   VisionError,
   type Colour,
-  type Mark,
   type MarkArg,
   type UpdateOp,
   type VisionRecord
 } from '../tools/vision';
-import { clamp, markElements, movedAddress, svgElement } from './mark-shapes';
+import { markElements, movedAddress, svgElement } from './mark-shapes';
+import { sameMarks } from './same-record';
+import { EditHistory } from './vision-editor-history';
+import { keyAction, type KeyAction } from './vision-editor-keys';
 import { PreviewImage, shownWidth } from './vision-editor-preview';
+import { markIdOf, PointerGestures } from './vision-editor-pointer';
+import { handleElements, resizedAddress } from './vision-editor-resize';
 import { VisionToolbar, type VisionEditorLabels } from './vision-editor-toolbar';
 
 export type { VisionEditorLabels } from './vision-editor-toolbar';
-
-/** Screen pixels a pointer must travel before a press becomes a drag (a box or a move). */
-const DRAG_THRESHOLD = 4;
 
 /** What the editor needs from its host (the widget view). */
 export interface VisionEditorOptions {
@@ -37,21 +41,22 @@ export interface VisionEditorOptions {
   readonly labels: VisionEditorLabels;
 }
 
-type Gesture =
-  | { kind: 'draw'; x: number; y: number; clientX: number; clientY: number; dragging: boolean }
-  | { kind: 'move'; mark: Mark; x: number; y: number; clientX: number; clientY: number };
-
 /** The editor: a DOM node, a record to show, and the person's edits reported as new records. */
 export class VisionEditor {
   readonly node: HTMLDivElement;
   private readonly _svg: SVGSVGElement;
+  private readonly _stage: HTMLDivElement;
   private readonly _marks: SVGGElement;
+  private readonly _handles: SVGGElement;
   private readonly _draft: SVGRectElement;
+  private readonly _history = new EditHistory();
+  /** Why edits are refused (the kernel is out of reach), or null while they are taken. */
+  private _gone: string | null = null;
   private readonly _toolbar: VisionToolbar;
   private readonly _preview: PreviewImage;
   private _record: VisionRecord;
   private _selected: number | null = null;
-  private _gesture: Gesture | null = null;
+  private readonly _gestures: PointerGestures;
 
   constructor(private readonly _options: VisionEditorOptions) {
     const { width, height, labels } = _options;
@@ -72,10 +77,18 @@ export class VisionEditor {
           this._update({ mark: this._selected, colour });
         }
       },
-      remove: () => this._removeSelected()
+      remove: () => this._removeSelected(),
+      undo: () => this._undoRedo('undo'),
+      redo: () => this._undoRedo('redo'),
+      display: (brightness, contrast) => {
+        // Display only: a CSS filter on the picture, never a change to the record.
+        this._stage.style.setProperty('--jp-figure-chat-brightness', String(brightness));
+        this._stage.style.setProperty('--jp-figure-chat-contrast', String(contrast));
+      }
     });
 
     const stage = document.createElement('div');
+    this._stage = stage;
     stage.className = 'jp-FigureChat-visionStage';
     stage.style.width = `${shownWidth(width, height)}px`;
     this._preview = new PreviewImage(width, height);
@@ -91,18 +104,49 @@ export class VisionEditor {
     });
     this._svg.classList.add('jp-FigureChat-visionMarks');
     this._marks = svgElement('g', {});
+    this._handles = svgElement('g', {});
     this._draft = svgElement('rect', { class: 'jp-FigureChat-visionDraft', visibility: 'hidden' });
-    this._svg.append(this._marks, this._draft);
+    this._svg.append(this._marks, this._handles, this._draft);
     stage.append(this._preview.node, this._svg);
     this.node.append(this._toolbar.node, stage);
 
+    this._gestures = new PointerGestures({
+      svg: this._svg,
+      draft: this._draft,
+      size: _options,
+      record: () => this._record,
+      selected: () => this._selected,
+      select: id => this._select(id),
+      preview: op => {
+        const preview = this._tryUpdate(this._record, op);
+        if (preview) {
+          this._draw(preview);
+        }
+      },
+      redraw: () => this._draw(this._record),
+      add: mark => this._add(mark),
+      update: op => this._update(op)
+    });
     this._svg.addEventListener('pointerdown', this);
     this._svg.addEventListener('pointermove', this);
     this._svg.addEventListener('pointerup', this);
     this._svg.addEventListener('pointercancel', this);
-    this._svg.addEventListener('keydown', this);
     this._svg.addEventListener('focusin', this);
+    this._svg.addEventListener('focusout', this);
     this._syncToolbar();
+  }
+
+  /**
+   * Refuse every edit from now on and say why (the kernel restarted, shut down, or closed the
+   * widget): an edit made now would reach no kernel and be lost.
+   */
+  setGone(text: string): void {
+    this._gone = text;
+    this._gestures.cancel();
+    this.node.classList.add('jp-mod-gone');
+    this._toolbar.disable();
+    this.setProblem(text);
+    window.removeEventListener('keydown', this._onWindowKey, true);
   }
 
   /**
@@ -118,8 +162,15 @@ export class VisionEditor {
     return this._record;
   }
 
-  /** Show a record (from the kernel, or the person's own edit). */
+  /** Show a record from the kernel: a change made elsewhere ends what undo could restore. */
   setRecord(record: VisionRecord): void {
+    if (!sameMarks(record, this._record)) {
+      this._history.clear();
+    }
+    this._show(record);
+  }
+
+  private _show(record: VisionRecord): void {
     this._record = record;
     if (this._selected !== null && !record.marks.some(mark => mark.id === this._selected)) {
       this._selected = null;
@@ -135,160 +186,117 @@ export class VisionEditor {
 
   /** DOM events, one listener object (removed with the node). */
   handleEvent(event: Event): void {
+    if (this._gone !== null) {
+      return;
+    }
     switch (event.type) {
       case 'pointerdown':
-        this._onPointerDown(event as PointerEvent);
+        this._gestures.down(event as PointerEvent);
         break;
       case 'pointermove':
-        this._onPointerMove(event as PointerEvent);
+        this._gestures.move(event as PointerEvent);
         break;
       case 'pointerup':
-        this._onPointerUp(event as PointerEvent);
+        this._gestures.up(event as PointerEvent);
         break;
       case 'pointercancel':
-        this._gesture = null;
-        this._draft.setAttribute('visibility', 'hidden');
+        this._gestures.cancel();
         this._draw(this._record);
         break;
-      case 'keydown':
-        this._onKeyDown(event as KeyboardEvent);
-        break;
       case 'focusin': {
-        const id = this._markIdOf(event.target);
+        // Keys are taken on the window, before JupyterLab's shortcuts (on the document) see them.
+        window.addEventListener('keydown', this._onWindowKey, true);
+        const id = markIdOf(event.target);
         if (id !== null && id !== this._selected) {
           this._select(id);
+        }
+        break;
+      }
+      case 'focusout': {
+        const next = (event as FocusEvent).relatedTarget;
+        if (!(next instanceof Node && this._svg.contains(next))) {
+          window.removeEventListener('keydown', this._onWindowKey, true);
         }
         break;
       }
     }
   }
 
-  /** Original-pixel coordinates of a pointer event, rounded and kept inside the picture. */
-  private _pictureXY(event: { clientX: number; clientY: number }): { x: number; y: number } {
-    const box = this._svg.getBoundingClientRect();
-    const { width, height } = this._options;
-    const x = ((event.clientX - box.left) / Math.max(1, box.width)) * width;
-    const y = ((event.clientY - box.top) / Math.max(1, box.height)) * height;
-    return { x: clamp(Math.floor(x), 0, width - 1), y: clamp(Math.floor(y), 0, height - 1) };
-  }
-
-  private _markIdOf(target: EventTarget | null): number | null {
-    const group = target instanceof Element ? target.closest('[data-mark]') : null;
-    const id = Number(group?.getAttribute('data-mark'));
-    return Number.isInteger(id) && id > 0 ? id : null;
-  }
-
-  private _onPointerDown(event: PointerEvent): void {
-    if (event.button !== 0) {
+  /**
+   * A key pressed while the picture (or a mark) has focus. JupyterLab matches its shortcuts in the
+   * document's capture phase, so the editor listens on the window, earlier, and stops only the
+   * keys it uses; the notebook never sees them (no cell moves, no notebook undo).
+   */
+  private readonly _onWindowKey = (event: KeyboardEvent): void => {
+    if (!(event.target instanceof Node) || !this._svg.contains(event.target)) {
       return;
     }
-    event.preventDefault();
-    this._svg.focus();
-    this._svg.setPointerCapture(event.pointerId);
-    const { x, y } = this._pictureXY(event);
-    const id = this._markIdOf(event.target);
-    const mark = this._record.marks.find(candidate => candidate.id === id);
-    if (mark) {
-      this._select(mark.id);
-      this._gesture = { kind: 'move', mark, x, y, clientX: event.clientX, clientY: event.clientY };
-    } else {
-      this._gesture = {
-        kind: 'draw',
-        x,
-        y,
-        clientX: event.clientX,
-        clientY: event.clientY,
-        dragging: false
-      };
+    const action = keyAction(event);
+    if (action && this._onKey(action)) {
+      event.preventDefault();
+      event.stopPropagation();
     }
-  }
+  };
 
-  private _onPointerMove(event: PointerEvent): void {
-    const gesture = this._gesture;
-    if (!gesture) {
-      return;
-    }
-    const { x, y } = this._pictureXY(event);
-    const far =
-      Math.hypot(event.clientX - gesture.clientX, event.clientY - gesture.clientY) >=
-      DRAG_THRESHOLD;
-    if (gesture.kind === 'draw') {
-      gesture.dragging ||= far;
-      if (gesture.dragging) {
-        this._draft.setAttribute('x', String(Math.min(x, gesture.x)));
-        this._draft.setAttribute('y', String(Math.min(y, gesture.y)));
-        this._draft.setAttribute('width', String(Math.abs(x - gesture.x)));
-        this._draft.setAttribute('height', String(Math.abs(y - gesture.y)));
-        this._draft.setAttribute('visibility', 'visible');
-      }
-    } else if (far || x !== gesture.x || y !== gesture.y) {
-      // Drawn locally while dragging; the kernel hears only the drop.
-      const preview = this._tryUpdate(this._record, {
-        mark: gesture.mark.id,
-        at: this._movedAt(gesture, x, y)
-      });
-      if (preview) {
-        this._draw(preview);
-      }
-    }
-  }
-
-  private _onPointerUp(event: PointerEvent): void {
-    const gesture = this._gesture;
-    this._gesture = null;
-    this._draft.setAttribute('visibility', 'hidden');
-    if (!gesture) {
-      return;
-    }
-    const { x, y } = this._pictureXY(event);
-    if (gesture.kind === 'move') {
-      if (x !== gesture.x || y !== gesture.y) {
-        this._update({ mark: gesture.mark.id, at: this._movedAt(gesture, x, y) });
-      } else {
-        this._draw(this._record);
-      }
-      return;
-    }
-    const x0 = Math.min(x, gesture.x);
-    const y0 = Math.min(y, gesture.y);
-    // Box edges lie between pixels: the box covers the pixels from the press to the release.
-    const x1 = Math.max(x, gesture.x) + 1;
-    const y1 = Math.max(y, gesture.y) + 1;
-    if (gesture.dragging && x1 - x0 > 1 && y1 - y0 > 1) {
-      this._add({ at: `${x0},${y0},${x1},${y1}` });
-    } else {
-      this._add({ at: `${gesture.x},${gesture.y}` });
-    }
-  }
-
-  private _movedAt(gesture: Gesture & { kind: 'move' }, x: number, y: number): string {
-    const { width, height } = this._options;
-    return movedAddress(gesture.mark, x - gesture.x, y - gesture.y, width, height);
-  }
-
-  private _onKeyDown(event: KeyboardEvent): void {
+  /** Do what a key asks; false when it does not apply (then the key goes on to JupyterLab). */
+  private _onKey(action: KeyAction): boolean {
     const selected = this._record.marks.find(mark => mark.id === this._selected);
-    const step = event.shiftKey ? 10 : 1;
-    const moves: Record<string, [number, number]> = {
-      ArrowLeft: [-step, 0],
-      ArrowRight: [step, 0],
-      ArrowUp: [0, -step],
-      ArrowDown: [0, step]
-    };
-    if ((event.key === 'Delete' || event.key === 'Backspace') && selected) {
-      event.preventDefault();
-      this._removeSelected();
-    } else if (event.key in moves && selected) {
-      event.preventDefault();
-      const [dx, dy] = moves[event.key];
-      const { width, height } = this._options;
-      this._update({ mark: selected.id, at: movedAddress(selected, dx, dy, width, height) });
-    } else if (event.key === 'Escape') {
-      this._select(null);
-    } else if (event.key === 'Enter' && selected) {
-      event.preventDefault();
-      this._toolbar.caption.focus();
+    const { width, height } = this._options;
+    switch (action.kind) {
+      case 'undo':
+      case 'redo':
+        this._undoRedo(action.kind);
+        return true;
+      case 'deselect':
+        this._select(null);
+        return true;
+      case 'class':
+        return false;
     }
+    if (!selected) {
+      return false;
+    }
+    switch (action.kind) {
+      case 'remove':
+        this._removeSelected();
+        return true;
+      case 'caption':
+        this._toolbar.caption.focus();
+        return true;
+      case 'move':
+        this._update({
+          mark: selected.id,
+          at: movedAddress(selected, action.dx, action.dy, width, height)
+        });
+        return true;
+      case 'resize':
+        if (selected.kind !== 'box') {
+          return false;
+        }
+        this._update({
+          mark: selected.id,
+          at: resizedAddress(
+            selected,
+            action.handle,
+            action.handle === 'e' ? action.by : 0,
+            action.handle === 's' ? action.by : 0,
+            width,
+            height
+          )
+        });
+        return true;
+    }
+  }
+
+  private _undoRedo(which: 'undo' | 'redo'): void {
+    const record =
+      which === 'undo' ? this._history.undo(this._record) : this._history.redo(this._record);
+    if (!record) {
+      return;
+    }
+    this.setProblem('');
+    this._show(record);
+    this._options.onChange(record);
   }
 
   private _addAtCentre(kind: 'point' | 'box'): void {
@@ -351,8 +359,12 @@ export class VisionEditor {
   }
 
   private _commit(record: VisionRecord): void {
+    if (this._gone !== null) {
+      return;
+    }
+    this._history.edited(this._record);
     this.setProblem('');
-    this.setRecord(record);
+    this._show(record);
     this._options.onChange(record);
   }
 
@@ -363,7 +375,11 @@ export class VisionEditor {
   }
 
   private _syncToolbar(): void {
+    if (this._gone !== null) {
+      return;
+    }
     this._toolbar.showSelected(this._record.marks.find(mark => mark.id === this._selected));
+    this._toolbar.showHistory(this._history.canUndo, this._history.canRedo);
   }
 
   /** Draw every mark; label sizes follow the shown size so numbers stay readable when scaled. */
@@ -377,6 +393,10 @@ export class VisionEditor {
     const unit = this._options.width / shown;
     const groups = markElements(record, this._selected, unit);
     this._marks.replaceChildren(...groups);
+    const selected = record.marks.find(mark => mark.id === this._selected);
+    this._handles.replaceChildren(
+      ...(selected?.kind === 'box' && this._gone === null ? handleElements(selected, unit) : [])
+    );
     this._draft.setAttribute('stroke-width', String(2 * unit));
     // Keep keyboard focus on the selected mark after a redraw replaced its element.
     if (markHadFocus && this._selected !== null) {

@@ -15,7 +15,9 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 
 import { bytesToBase64 } from '../tools/figure-client';
 import { validateRecord, type VisionRecord } from '../tools/vision';
-import type { LiveVisionModels } from './live-models';
+import { goneText } from './gone-notice';
+import type { GoneReason } from './kernel-link';
+import { GONE_EVENT, type LiveVisionModels } from './live-models';
 import { VisionEditor } from './vision-editor';
 
 import { WIDGET_MODULE, WIDGET_MODULE_VERSION } from './live-models';
@@ -163,21 +165,42 @@ export function visionWidgetClasses(
           captionOfSelected: trans.__('Caption of the selected mark'),
           colour: trans.__('Colour of the selected mark, or of new marks'),
           remove: trans.__('Delete mark'),
+          undo: trans.__('Undo'),
+          redo: trans.__('Redo'),
+          brightness: trans.__('Brightness'),
+          contrast: trans.__('Contrast'),
           picture: trans.__(
-            'Picture marks: click to add a point, drag to draw a box, drag a mark to move it, Tab to select marks, arrows to move, Delete to remove'
+            'Picture marks: click to add a point, drag to draw a box, drag a mark to move it, drag a corner or edge of the selected box to resize it, Tab to select marks, arrows to move, Shift+arrows to resize, Delete to remove'
+          ),
+          keys: trans.__(
+            'Keys on the picture: arrows move the selected mark (Ctrl/Cmd: 10 pixels), Shift+arrows resize the selected box, Delete removes it, Escape deselects, Enter edits its caption, Ctrl/Cmd+Z undoes, Shift+Ctrl/Cmd+Z redoes. Brightness and contrast change only what you see.'
           )
         },
         onChange: record => {
+          // An edit that cannot reach a kernel is never taken (the editor refuses it too).
+          if (live.gone(this.model.model_id)) {
+            return;
+          }
           this.model.set('_record', record);
           this.touch();
         }
       });
+      const gone = live.gone(this.model.model_id);
+      if (gone) {
+        this._onGone(gone.reason);
+      }
+      this.listenTo(this.model, GONE_EVENT, this._onGone);
       this.el.appendChild(this._editor.node);
       this._showRecord();
       this.listenTo(this.model, 'change:_record', this._showRecord);
       this.listenTo(this.model, 'change:_problem', () =>
         this._editor?.setProblem(String(this.model.get('_problem') ?? ''))
       );
+    }
+
+    /** The kernel is out of reach: no more edits, and say so (the output shows the saved one). */
+    private _onGone(reason: GoneReason): void {
+      this._editor?.setGone(goneText(reason, trans));
     }
 
     remove(): void {
