@@ -199,11 +199,11 @@ def test_a_view_knows_a_preview_is_on_its_way_until_the_last_one_is_sent(kernel)
 def test_edits_from_the_view_rerender_the_saved_output_once_the_person_pauses(vision: Vision, monkeypatch):
     # Rendering the saved map of a big picture blocks the kernel for a second or two; per click, it
     # held the next clicks back (bench/widget-click). v.marks must follow at once, the render later.
-    from jupyterlab_figure_chat import widget
+    from jupyterlab_figure_chat import widget_output
 
     rendered: list[str] = []
-    monkeypatch.setattr(widget, "update_display", lambda data, **_: rendered.append(data["text/plain"]))
-    monkeypatch.setattr(widget, "EDIT_REFRESH_DELAY", 0.05)
+    monkeypatch.setattr(widget_output, "update_display", lambda data, **_: rendered.append(data["text/plain"]))
+    monkeypatch.setattr(widget_output, "EDIT_REFRESH_DELAY", 0.05)
     vision._displayed = True
 
     def record(count: int) -> dict:
@@ -408,7 +408,7 @@ def test_the_kernel_takes_edits_while_the_saved_output_rerenders(tmp_path, monke
 
     from PIL import Image
 
-    from jupyterlab_figure_chat import widget
+    from jupyterlab_figure_chat import widget_output
 
     rng = np.random.default_rng(3)
     path = tmp_path / "big.jpg"
@@ -419,8 +419,8 @@ def test_the_kernel_takes_edits_while_the_saved_output_rerenders(tmp_path, monke
         v._map_output()
         render = time.perf_counter() - start
         rendered: list[str] = []
-        monkeypatch.setattr(widget, "update_display", lambda data, **_: rendered.append(data["text/plain"]))
-        monkeypatch.setattr(widget, "EDIT_REFRESH_DELAY", 0.05)
+        monkeypatch.setattr(widget_output, "update_display", lambda data, **_: rendered.append(data["text/plain"]))
+        monkeypatch.setattr(widget_output, "EDIT_REFRESH_DELAY", 0.05)
         v._displayed = True
         edit = {
             "image": v.address,
@@ -513,7 +513,7 @@ def test_the_quick_preview_leaves_the_kernel_before_the_map_renders(monkeypatch)
         monkeypatch.setattr(v.comm, "kernel", kernel, raising=False)
         monkeypatch.setattr(v, "_send_preview", lambda quick=False: steps.append("quick" if quick else "sharp"))
         monkeypatch.setattr(v, "_refresh_display", lambda: steps.append("render"))
-        monkeypatch.setattr("jupyterlab_figure_chat.widget.display", lambda *args, **kwargs: None)
+        monkeypatch.setattr("jupyterlab_figure_chat.widget_output.display", lambda *args, **kwargs: None)
         v._ipython_display_()
         assert steps == ["quick", "queued", "sent", "render", "sharp"]
 

@@ -61,6 +61,13 @@ const BundleMark = z.discriminatedUnion('kind', [
     y1: z.number().int(),
     caption: z.string().max(2000),
     colour: z.string().max(20)
+  }),
+  z.looseObject({
+    id: z.number().int().positive(),
+    kind: z.literal('polygon'),
+    points: z.array(z.tuple([z.number().int(), z.number().int()])).max(1000),
+    caption: z.string().max(2000),
+    colour: z.string().max(20)
   })
 ]);
 
@@ -98,6 +105,7 @@ export const VisionBundle = z.looseObject({
   picture: PictureFingerprint,
   record: z.looseObject({
     image: z.string().max(4096),
+    classes: z.array(z.string().max(200)).max(1000).optional(),
     marks: z.array(BundleMark).max(MAX_BUNDLE_MARKS)
   }),
   view: BundleView,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { FIGURE_MIME, parseOutputBundle } from '../../tools/bundle';
 import type { NotebookCellJson } from '../../tools/host';
 import type { ToolDefinition } from '../../tools/registry';
-import { describeMark, validateRecord } from '../../tools/vision';
+import { describeClasses, describeMark, validateRecord } from '../../tools/vision';
 import { toolHost } from './host';
 
 /** The entry a live Vision widget output carries (src/kernel-bridge); here only its presence. */
@@ -69,16 +69,24 @@ function describeFigureChatOutput(
   const where = `${head} marked picture ${picture.address} (${picture.width}×${picture.height}${live}), view image cell:${cellId}/${index}`;
   const lastId = Math.max(0, ...bundle.record.marks.map(mark => mark.id));
   try {
+    const { classes } = bundle.record;
     const record = validateRecord(
-      { image: bundle.record.image, marks: bundle.record.marks, lastId },
+      {
+        image: bundle.record.image,
+        ...(classes ? { classes } : {}),
+        marks: bundle.record.marks,
+        lastId
+      },
       picture
     );
+    // The class list, so the model labels with the person's classes (`label` in vision_mark).
+    const named = describeClasses(record);
     const lines = record.marks
       .slice(0, MAX_LISTED_MARKS)
       .map(mark => `      ${describeMark(mark)}`);
     const more = record.marks.length - lines.length;
     return [
-      `${where}: ${record.marks.length} mark${record.marks.length === 1 ? '' : 's'}${lines.length ? ':' : '.'}`,
+      `${where}${named ? `; ${named}` : ''}: ${record.marks.length} mark${record.marks.length === 1 ? '' : 's'}${lines.length ? ':' : '.'}`,
       ...lines,
       ...(more > 0 ? [`      … ${more} more`] : [])
     ].join('\n');
