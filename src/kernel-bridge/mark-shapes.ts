@@ -59,7 +59,10 @@ export function markElements(
       'data-mark': mark.id,
       tabindex: 0,
       role: 'button',
-      'aria-label': `#${mark.id} ${mark.kind} ${mark.caption}`.trim(),
+      'aria-label': `#${mark.id} ${mark.kind} ${mark.label ?? ''} ${mark.caption}`
+        .replace(/\s+/g, ' ')
+        .trim(),
+      ...(mark.label === undefined ? {} : { 'data-label': mark.label }),
       class: `jp-FigureChat-visionMark${isSelected ? ' jp-mod-selected' : ''}`
     });
     const stroke = { stroke: colour, 'stroke-width': (isSelected ? 4 : 2) * unit };
@@ -86,7 +89,7 @@ export function markElements(
       'font-size': 13 * unit,
       'stroke-width': 3 * unit
     });
-    label.textContent = `${mark.id}${mark.caption ? ` ${mark.caption}` : ''}`;
+    label.textContent = [String(mark.id), mark.label, mark.caption].filter(Boolean).join(' ');
     group.append(shape, label);
     return group;
   });

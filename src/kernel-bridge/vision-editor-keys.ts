@@ -11,6 +11,10 @@
  * JupyterLab.
  */
 
+import type { Mark, PictureSize, UpdateOp } from '../tools/vision';
+import { movedAddress } from './mark-shapes';
+import { resizedAddress } from './vision-editor-resize';
+
 export type KeyAction =
   | { readonly kind: 'move'; readonly dx: number; readonly dy: number }
   | { readonly kind: 'resize'; readonly handle: 'e' | 's'; readonly by: number }
@@ -68,4 +72,106 @@ export function keyAction(event: KeyboardEvent): KeyAction | null {
     return { kind: 'class', index: Number(key) - 1 };
   }
   return null;
+}
+
+/** What the keys act on (the editor). */
+export interface KeyTarget {
+  selected(): Mark | undefined;
+  readonly size: PictureSize;
+  /** The polygon being drawn, which has its own Enter, Escape and Backspace. */
+  readonly polygon: {
+    readonly drawingPolygon: boolean;
+    closePolygon(): void;
+    cancelPolygon(): void;
+    dropVertex(): void;
+  };
+  /** A picture set's ← → and Enter (with no mark selected); false when not a set. */
+  setKey(action: 'prev' | 'next' | 'submit'): boolean;
+  undoRedo(which: 'undo' | 'redo'): void;
+  deselect(): void;
+  classCount(): number;
+  pickClass(index: number): void;
+  removeSelected(): void;
+  editCaption(): void;
+  update(op: UpdateOp): void;
+}
+
+/** Do what a key asks; false when it does not apply (then the key goes on to JupyterLab). */
+export function runKey(action: KeyAction, target: KeyTarget): boolean {
+  const selected = target.selected();
+  const { width, height } = target.size;
+  if (target.polygon.drawingPolygon) {
+    // The polygon's own keys: Enter closes it, Escape drops it, Backspace takes a vertex back.
+    const polygonKeys: Partial<Record<KeyAction['kind'], () => void>> = {
+      caption: () => target.polygon.closePolygon(),
+      deselect: () => target.polygon.cancelPolygon(),
+      remove: () => target.polygon.dropVertex()
+    };
+    const run = polygonKeys[action.kind];
+    if (run) {
+      run();
+      return true;
+    }
+  }
+  if (!selected) {
+    const setAction =
+      action.kind === 'caption'
+        ? 'submit'
+        : action.kind === 'move' && action.dy === 0
+          ? action.dx < 0
+            ? 'prev'
+            : 'next'
+          : null;
+    if (setAction && target.setKey(setAction)) {
+      return true;
+    }
+  }
+  switch (action.kind) {
+    case 'undo':
+    case 'redo':
+      target.undoRedo(action.kind);
+      return true;
+    case 'deselect':
+      target.deselect();
+      return true;
+    case 'class':
+      if (action.index >= target.classCount()) {
+        return false;
+      }
+      target.pickClass(action.index);
+      return true;
+  }
+  if (!selected) {
+    return false;
+  }
+  switch (action.kind) {
+    case 'remove':
+      target.removeSelected();
+      return true;
+    case 'caption':
+      target.editCaption();
+      return true;
+    case 'move':
+      target.update({
+        mark: selected.id,
+        at: movedAddress(selected, action.dx, action.dy, width, height)
+      });
+      return true;
+    case 'resize':
+      if (selected.kind !== 'box') {
+        return false;
+      }
+      target.update({
+        mark: selected.id,
+        at: resizedAddress(
+          selected,
+          action.handle,
+          action.handle === 'e' ? action.by : 0,
+          action.handle === 's' ? action.by : 0,
+          width,
+          height
+        )
+      });
+      return true;
+  }
 }

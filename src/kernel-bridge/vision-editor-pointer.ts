@@ -1,7 +1,9 @@
 /**
  * The Vision editor's pointer gestures: a click adds a point, a drag draws a box, dragging a mark
  * moves it, dragging a handle of the selected box resizes it. While dragging, the change is only
- * drawn (`preview`); the drop makes one edit, so the kernel hears one change per gesture.
+ * drawn (`preview`); the drop makes one edit, so the kernel hears one change per gesture. In
+ * polygon mode each click adds a vertex; a click on the first vertex (or Enter) closes the
+ * polygon, which is one edit, and Escape drops it.
  */
 import type { BoxMark, Mark, MarkArg, PictureSize, UpdateOp, VisionRecord } from '../tools/vision';
 import { clamp, movedAddress } from './mark-shapes';
@@ -9,6 +11,9 @@ import { isHandle, resizedAddress, type Handle } from './vision-editor-resize';
 
 /** Screen pixels a pointer must travel before a press becomes a drag (a box or a move). */
 const DRAG_THRESHOLD = 4;
+
+/** Screen pixels from the first vertex within which a click closes the polygon. */
+const CLOSE_DISTANCE = 10;
 
 type Gesture =
   | { kind: 'draw'; x: number; y: number; clientX: number; clientY: number; dragging: boolean }
@@ -20,7 +25,11 @@ export interface GestureHost {
   readonly svg: SVGSVGElement;
   /** The dashed box shown while drawing one. */
   readonly draft: SVGRectElement;
+  /** The polygon being drawn, its vertices joined up to the pointer. */
+  readonly polygonDraft: SVGPolylineElement;
   readonly size: PictureSize;
+  /** Whether clicks add polygon vertices (else points and boxes). */
+  polygonMode(): boolean;
   record(): VisionRecord;
   selected(): number | null;
   select(id: number): void;
@@ -42,6 +51,8 @@ export function markIdOf(target: EventTarget | null): number | null {
 /** The gesture under way, if any, from press to release. */
 export class PointerGestures {
   private _gesture: Gesture | null = null;
+  /** The vertices of the polygon being drawn (picture pixels, on pixel edges), if one is. */
+  private _vertices: [number, number][] = [];
 
   constructor(private readonly _host: GestureHost) {}
 
@@ -49,6 +60,70 @@ export class PointerGestures {
   cancel(): void {
     this._gesture = null;
     this._host.draft.setAttribute('visibility', 'hidden');
+    this.cancelPolygon();
+  }
+
+  /** Whether a polygon is being drawn (then Enter, Escape and Backspace are its keys). */
+  get drawingPolygon(): boolean {
+    return this._vertices.length > 0;
+  }
+
+  /** Drop the polygon being drawn. */
+  cancelPolygon(): void {
+    this._vertices = [];
+    this._host.polygonDraft.setAttribute('points', '');
+    this._host.polygonDraft.setAttribute('visibility', 'hidden');
+  }
+
+  /** Take back the last vertex of the polygon being drawn. */
+  dropVertex(): void {
+    this._vertices.pop();
+    this._drawPolygon(null);
+  }
+
+  /** Close the polygon being drawn as a mark, if it has 3 vertices or more. */
+  closePolygon(): void {
+    if (this._vertices.length < 3) {
+      return;
+    }
+    const at = this._vertices.map(([x, y]) => `${x},${y}`).join(',');
+    this.cancelPolygon();
+    this._host.add({ at });
+  }
+
+  /** The pixel edge nearest a pointer event, kept inside the picture (a polygon's vertex). */
+  private _edgeXY(event: { clientX: number; clientY: number }): [number, number] {
+    const box = this._host.svg.getBoundingClientRect();
+    const { width, height } = this._host.size;
+    const x = ((event.clientX - box.left) / Math.max(1, box.width)) * width;
+    const y = ((event.clientY - box.top) / Math.max(1, box.height)) * height;
+    return [clamp(Math.round(x), 0, width), clamp(Math.round(y), 0, height)];
+  }
+
+  private _drawPolygon(pointer: [number, number] | null): void {
+    const points = pointer ? [...this._vertices, pointer] : this._vertices;
+    this._host.polygonDraft.setAttribute('points', points.map(p => p.join(',')).join(' '));
+    this._host.polygonDraft.setAttribute('visibility', points.length ? 'visible' : 'hidden');
+  }
+
+  private _polygonClick(event: PointerEvent): void {
+    const first = this._vertices[0];
+    if (first && this._vertices.length >= 3) {
+      const box = this._host.svg.getBoundingClientRect();
+      const scale = box.width / this._host.size.width;
+      const fx = box.left + first[0] * scale;
+      const fy = box.top + first[1] * scale;
+      if (Math.hypot(event.clientX - fx, event.clientY - fy) <= CLOSE_DISTANCE) {
+        this.closePolygon();
+        return;
+      }
+    }
+    const vertex = this._edgeXY(event);
+    const last = this._vertices[this._vertices.length - 1];
+    if (!last || last[0] !== vertex[0] || last[1] !== vertex[1]) {
+      this._vertices.push(vertex);
+    }
+    this._drawPolygon(null);
   }
 
   /** Original-pixel coordinates of a pointer event, rounded and kept inside the picture. */
@@ -66,6 +141,10 @@ export class PointerGestures {
     }
     event.preventDefault();
     this._host.svg.focus();
+    if (this._host.polygonMode()) {
+      this._polygonClick(event);
+      return;
+    }
     this._host.svg.setPointerCapture(event.pointerId);
     const { x, y } = this._pictureXY(event);
     const handle =
@@ -93,6 +172,10 @@ export class PointerGestures {
   }
 
   move(event: PointerEvent): void {
+    if (this.drawingPolygon) {
+      this._drawPolygon(this._edgeXY(event));
+      return;
+    }
     const gesture = this._gesture;
     if (!gesture) {
       return;

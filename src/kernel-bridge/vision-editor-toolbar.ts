@@ -5,6 +5,7 @@
  * they do is the editor's (vision-editor.ts).
  */
 import { PALETTE, type Mark } from '../tools/vision';
+import { ClassBar } from './vision-editor-classes';
 
 /** The editor's UI strings, translated by the host. */
 export interface VisionEditorLabels {
@@ -17,6 +18,8 @@ export interface VisionEditorLabels {
   readonly picture: string;
   readonly undo: string;
   readonly redo: string;
+  readonly polygon: string;
+  readonly classes: string;
   readonly brightness: string;
   readonly contrast: string;
   /** The keys, for the toolbar's title text. */
@@ -33,6 +36,10 @@ export interface VisionToolbarActions {
   remove(): void;
   undo(): void;
   redo(): void;
+  /** Polygon mode on or off. */
+  polygon(): void;
+  /** A class was picked (index into the record's classes). */
+  pickClass(index: number): void;
   /** Brightness and contrast changed (display only, 1 = as is). */
   display(brightness: number, contrast: number): void;
 }
@@ -43,6 +50,8 @@ export class VisionToolbar {
   readonly caption: HTMLInputElement;
   readonly colour: HTMLSelectElement;
   private readonly _remove: HTMLButtonElement;
+  readonly classes: ClassBar;
+  private readonly _polygon: HTMLButtonElement;
   private readonly _undo: HTMLButtonElement;
   private readonly _redo: HTMLButtonElement;
   private readonly _status: HTMLSpanElement;
@@ -53,6 +62,9 @@ export class VisionToolbar {
     this.node.title = labels.keys;
     const addPoint = button(labels.addPoint, () => actions.addPoint());
     const addBox = button(labels.addBox, () => actions.addBox());
+    this._polygon = button(labels.polygon, () => actions.polygon());
+    this._polygon.setAttribute('aria-pressed', 'false');
+    this.classes = new ClassBar(labels.classes, index => actions.pickClass(index));
     this.caption = document.createElement('input');
     this.caption.type = 'text';
     this.caption.placeholder = labels.caption;
@@ -85,6 +97,8 @@ export class VisionToolbar {
     this.node.append(
       addPoint,
       addBox,
+      this._polygon,
+      this.classes.node,
       this.caption,
       this.colour,
       this._remove,
@@ -95,6 +109,11 @@ export class VisionToolbar {
       this._status
     );
     this.showHistory(false, false);
+  }
+
+  /** Show whether clicks draw a polygon. */
+  showPolygonMode(on: boolean): void {
+    this._polygon.setAttribute('aria-pressed', String(on));
   }
 
   /** Enable undo and redo as far as there is something to undo or redo. */

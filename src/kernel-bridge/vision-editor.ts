@@ -18,13 +18,13 @@ import {
   type UpdateOp,
   type VisionRecord
 } from '../tools/vision';
-import { markElements, movedAddress, svgElement } from './mark-shapes';
+import { markElements, svgElement } from './mark-shapes';
 import { sameMarks } from './same-record';
 import { EditHistory } from './vision-editor-history';
-import { keyAction, type KeyAction } from './vision-editor-keys';
+import { keyAction, runKey, type KeyTarget } from './vision-editor-keys';
 import { PreviewImage, shownWidth } from './vision-editor-preview';
 import { markIdOf, PointerGestures } from './vision-editor-pointer';
-import { handleElements, resizedAddress } from './vision-editor-resize';
+import { handleElements } from './vision-editor-resize';
 import { VisionToolbar, type VisionEditorLabels } from './vision-editor-toolbar';
 
 export type { VisionEditorLabels } from './vision-editor-toolbar';
@@ -37,6 +37,15 @@ export interface VisionEditorOptions {
   readonly previewUrl?: string;
   /** A new record made by the person; the host sends it to the kernel. */
   onChange(record: VisionRecord): void;
+  /**
+   * A picture set's key with no mark selected (← →: previous, next; Enter: submit); true when
+   * the host took it (it shows a set).
+   */
+  onSetKey?(action: 'prev' | 'next' | 'submit'): boolean;
+  /** The class chosen for new marks (index into the record's classes); kept by the host. */
+  readonly classIndex?: number;
+  /** The person chose another class (so a set's next picture starts with it). */
+  onClass?(index: number): void;
   /** Translated UI strings. */
   readonly labels: VisionEditorLabels;
 }
@@ -49,6 +58,9 @@ export class VisionEditor {
   private readonly _marks: SVGGElement;
   private readonly _handles: SVGGElement;
   private readonly _draft: SVGRectElement;
+  private readonly _polygonDraft: SVGPolylineElement;
+  private _polygonMode = false;
+  private _classIndex: number;
   private readonly _history = new EditHistory();
   /** Why edits are refused (the kernel is out of reach), or null while they are taken. */
   private _gone: string | null = null;
@@ -57,9 +69,11 @@ export class VisionEditor {
   private _record: VisionRecord;
   private _selected: number | null = null;
   private readonly _gestures: PointerGestures;
+  private readonly _keyTarget: KeyTarget;
 
   constructor(private readonly _options: VisionEditorOptions) {
     const { width, height, labels } = _options;
+    this._classIndex = _options.classIndex ?? 0;
     this._record = { image: '', marks: [], lastId: 0 };
     this.node = document.createElement('div');
     this.node.className = 'jp-FigureChat-visionEditor';
@@ -78,6 +92,8 @@ export class VisionEditor {
         }
       },
       remove: () => this._removeSelected(),
+      polygon: () => this._setPolygonMode(!this._polygonMode),
+      pickClass: index => this._pickClass(index),
       undo: () => this._undoRedo('undo'),
       redo: () => this._undoRedo('redo'),
       display: (brightness, contrast) => {
@@ -106,13 +122,19 @@ export class VisionEditor {
     this._marks = svgElement('g', {});
     this._handles = svgElement('g', {});
     this._draft = svgElement('rect', { class: 'jp-FigureChat-visionDraft', visibility: 'hidden' });
-    this._svg.append(this._marks, this._handles, this._draft);
+    this._polygonDraft = svgElement('polyline', {
+      class: 'jp-FigureChat-visionDraft',
+      visibility: 'hidden'
+    });
+    this._svg.append(this._marks, this._handles, this._draft, this._polygonDraft);
     stage.append(this._preview.node, this._svg);
     this.node.append(this._toolbar.node, stage);
 
     this._gestures = new PointerGestures({
       svg: this._svg,
       draft: this._draft,
+      polygonDraft: this._polygonDraft,
+      polygonMode: () => this._polygonMode,
       size: _options,
       record: () => this._record,
       selected: () => this._selected,
@@ -127,6 +149,19 @@ export class VisionEditor {
       add: mark => this._add(mark),
       update: op => this._update(op)
     });
+    this._keyTarget = {
+      selected: () => this._record.marks.find(mark => mark.id === this._selected),
+      size: _options,
+      polygon: this._gestures,
+      setKey: action => this._options.onSetKey?.(action) ?? false,
+      undoRedo: which => this._undoRedo(which),
+      deselect: () => this._select(null),
+      classCount: () => this._record.classes?.length ?? 0,
+      pickClass: index => this._pickClass(index),
+      removeSelected: () => this._removeSelected(),
+      editCaption: () => this._toolbar.caption.focus(),
+      update: op => this._update(op)
+    };
     this._svg.addEventListener('pointerdown', this);
     this._svg.addEventListener('pointermove', this);
     this._svg.addEventListener('pointerup', this);
@@ -176,6 +211,7 @@ export class VisionEditor {
       this._selected = null;
     }
     this._draw(record);
+    this._toolbar.classes.show(record.classes, this._classIndex);
     this._syncToolbar();
   }
 
@@ -232,60 +268,33 @@ export class VisionEditor {
       return;
     }
     const action = keyAction(event);
-    if (action && this._onKey(action)) {
+    if (action && runKey(action, this._keyTarget)) {
       event.preventDefault();
       event.stopPropagation();
     }
   };
 
-  /** Do what a key asks; false when it does not apply (then the key goes on to JupyterLab). */
-  private _onKey(action: KeyAction): boolean {
+  /** Choose the class of new marks; the selected mark takes it too. */
+  private _pickClass(index: number): void {
+    const name = this._record.classes?.[index];
+    if (name === undefined) {
+      return;
+    }
+    this._classIndex = index;
+    this._options.onClass?.(index);
+    this._toolbar.classes.show(this._record.classes, index);
     const selected = this._record.marks.find(mark => mark.id === this._selected);
-    const { width, height } = this._options;
-    switch (action.kind) {
-      case 'undo':
-      case 'redo':
-        this._undoRedo(action.kind);
-        return true;
-      case 'deselect':
-        this._select(null);
-        return true;
-      case 'class':
-        return false;
+    if (selected && selected.label !== name) {
+      this._update({ mark: selected.id, label: name });
     }
-    if (!selected) {
-      return false;
-    }
-    switch (action.kind) {
-      case 'remove':
-        this._removeSelected();
-        return true;
-      case 'caption':
-        this._toolbar.caption.focus();
-        return true;
-      case 'move':
-        this._update({
-          mark: selected.id,
-          at: movedAddress(selected, action.dx, action.dy, width, height)
-        });
-        return true;
-      case 'resize':
-        if (selected.kind !== 'box') {
-          return false;
-        }
-        this._update({
-          mark: selected.id,
-          at: resizedAddress(
-            selected,
-            action.handle,
-            action.handle === 'e' ? action.by : 0,
-            action.handle === 's' ? action.by : 0,
-            width,
-            height
-          )
-        });
-        return true;
-    }
+  }
+
+  private _setPolygonMode(on: boolean): void {
+    this._polygonMode = on;
+    this._gestures.cancelPolygon();
+    this._toolbar.showPolygonMode(on);
+    this._svg.classList.toggle('jp-mod-polygon', on);
+    this._svg.focus();
   }
 
   private _undoRedo(which: 'undo' | 'redo'): void {
@@ -313,12 +322,13 @@ export class VisionEditor {
 
   private _add(mark: Omit<MarkArg, 'colour'>): void {
     try {
-      const colour = this._toolbar.colour.value as Colour;
-      const { record, added } = applyMarkArgs(
-        this._record,
-        { marks: [{ ...mark, colour }] },
-        this._options
-      );
+      // With a class list, a new mark gets the chosen class (and so its class's colour).
+      const label = this._record.classes?.[this._toolbar.classes.current];
+      const arg: MarkArg =
+        label === undefined
+          ? { ...mark, colour: this._toolbar.colour.value as Colour }
+          : { ...mark, label };
+      const { record, added } = applyMarkArgs(this._record, { marks: [arg] }, this._options);
       this._selected = added[0]?.id ?? null;
       this._commit(record);
     } catch (error) {
@@ -398,6 +408,7 @@ export class VisionEditor {
       ...(selected?.kind === 'box' && this._gone === null ? handleElements(selected, unit) : [])
     );
     this._draft.setAttribute('stroke-width', String(2 * unit));
+    this._polygonDraft.setAttribute('stroke-width', String(2 * unit));
     // Keep keyboard focus on the selected mark after a redraw replaced its element.
     if (markHadFocus && this._selected !== null) {
       this._marks.querySelector<SVGGElement>(`[data-mark="${this._selected}"]`)?.focus();
