@@ -91,6 +91,25 @@ CELLS = {
                           "status": t.statuses}))
         report(lambda: t[5])
     """,
+    "set-chat": """
+        sent = []
+        s.send = lambda content, buffers=None: sent.append([content, len(buffers or [])])
+        target = s._entries[4].address
+        base = {"image": target, "classes": s.classes, "marks": [], "lastId": 0}
+        marked = {**base, "marks": [{"id": 1, "kind": "polygon", "points": [[1, 1], [60, 1], [30, 40]],
+                                     "caption": "", "colour": "blue", "label": "pear"}], "lastId": 1}
+        s._on_custom_message(s, {"method": "picture", "request": 7, "address": target}, [])
+        s._on_custom_message(s, {"method": "write", "request": 8, "address": target, "base": base, "record": marked}, [])
+        # The same base again: the marks changed meanwhile, so it is refused.
+        s._on_custom_message(s, {"method": "write", "request": 9, "address": target, "base": base, "record": marked}, [])
+        bad = {**marked, "marks": [{**marked["marks"][0], "label": "banana"}]}
+        s._on_custom_message(s, {"method": "write", "request": 10, "address": target,
+                                 "base": {**marked}, "record": bad}, [])
+        s._on_custom_message(s, {"method": "write", "request": 11, "address": "nowhere.jpg", "base": base, "record": marked}, [])
+        del s.send
+        bundle = s._output_bundle()[0]["application/vnd.figure-chat.figure+json"]
+        print(json.dumps({"sent": sent, "pic4": s.annotations["pic4.jpg"], "set": bundle["set"]}))
+    """,
     "coco": """
         coco = s.to_coco("coco.json")
         print(json.dumps({"returned": coco == json.load(open("coco.json"))}))
@@ -273,6 +292,24 @@ def test_a_failing_callback_is_shown_and_does_not_move_on(executed):
     assert result["status"]["picture-0000.png"] == "new"
     text = "".join(o.text for o in cell.outputs if o.output_type == "stream")
     assert "IndexError" in text
+
+
+def test_the_chat_reads_and_marks_any_picture_of_a_set(executed):
+    result = printed(executed["set-chat"])
+    sent = result["sent"]
+    picture, written, changed, refused, nowhere = sent
+    assert picture[0]["event"] == "picture" and picture[0]["request"] == 7 and picture[1] == 1
+    assert len(picture[0]["sha256"]) == 64
+    assert written[0] == {"event": "written", "request": 8, "ok": True, "problem": "", "address": picture[0]["address"]}
+    assert changed[0]["ok"] is False and "changed while this call ran" in changed[0]["problem"]
+    assert refused[0]["ok"] is False and "banana" in refused[0]["problem"]
+    assert nowhere[0]["ok"] is False and "not a picture of this set" in nowhere[0]["problem"]
+    assert [m["label"] for m in result["pic4"]] == ["pear"]
+    listed = {p["name"]: p for p in result["set"]["pictures"]}
+    assert result["set"]["count"] == 5 and len(listed) == 5
+    assert listed["pic4.jpg"]["record"]["marks"][0]["kind"] == "polygon"
+    assert listed["pic4.jpg"]["sha256"] == picture[0]["sha256"]
+    assert listed["pic0.jpg"]["status"] == "submitted"
 
 
 def test_coco_is_read_by_pycocotools_and_agrees_with_the_marks(executed, folder):
