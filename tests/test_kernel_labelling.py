@@ -83,6 +83,18 @@ CELLS = {
                           "current": s.marks, "statuses": s.statuses}))
         s
     """,
+    "set-reads-when-shown": """
+        os.makedirs("lazy", exist_ok=True)
+        Image.new("RGB", (64, 48), (0, 90, 0)).save("lazy/a000.jpg")
+        # Not pictures at all: a set that read its folder up front would fail here.
+        for k in range(1, 40):
+            open(f"lazy/a{k:03d}.jpg", "wb").write(b"not a jpeg")
+        lazy = VisionSet("lazy")
+        made = {"len": len(lazy), "index": lazy.index, "width": lazy.width}
+        report(lazy.next)
+        lazy._on_custom_message(lazy, {"method": "set", "action": "next"}, [])
+        print(json.dumps({**made, "after": lazy.index, "problem": lazy._problem}))
+    """,
     "set-callback-fails": """
         t = VisionSet([np.zeros((20, 30, 3), np.uint8), np.full((40, 50, 3), 9, np.uint8)])
         t.on_submit(lambda name, marks: 1 / 0)
@@ -281,6 +293,17 @@ def test_the_saved_output_is_the_current_picture(executed):
     assert bundle["record"]["classes"] == ["apple", "orange", "pear"]
     assert [m["label"] for m in bundle["record"]["marks"]] == ["orange"]
     assert "image/png" in outputs[-1]["data"]
+
+
+def test_a_set_reads_pictures_when_shown(executed):
+    cell = executed["set-reads-when-shown"]
+    lines = "".join(o.text for o in cell.outputs if o.output_type == "stream").strip().splitlines()
+    refused, state = json.loads(lines[0]), json.loads(lines[1])
+    assert refused["type"] == "PictureError" and refused["is_figure_chat"], refused
+    assert state["len"] == 40 and state["index"] == 0 and state["width"] == 64
+    # A picture that cannot be read keeps the set where it was, and the page is told why.
+    assert state["after"] == 0
+    assert state["problem"].startswith("next failed: PictureError")
 
 
 def test_a_failing_callback_is_shown_and_does_not_move_on(executed):
