@@ -20,88 +20,38 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import hashlib
-import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from traitlets import observe
 
 from .errors import PictureError
-from .pictures import PictureSource, picture_source, read_picture
-from .program import background_figure_program
-from .vision import VisionCore, check_class_names, empty_record
+from .pictures import PictureSource, picture_source
+from .set_chat import SetChat
+from .set_formats import SetFormats
+from .set_pictures import (
+    MAX_SET_PICTURES,
+    PICTURE_SUFFIXES,
+    Entry,
+    Loaded,
+    SetPicture,
+    fetch_picture,
+    header_size,
+    list_pictures,
+)
+from .vision import check_class_names, empty_record
 from .widget import Vision
 from .widget_output import _BEHIND, _flush_before_each_cell
-
-#: File suffixes a folder's pictures have (other files in it are left out).
-PICTURE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".tif", ".tiff")
-
-#: Most pictures one set holds (a folder with more is refused, not cut).
-MAX_SET_PICTURES = 100_000
 
 #: How many pictures keep their bytes and preview in memory (the current one and its neighbours);
 #: the others keep only their size, fingerprint and marks.
 KEEP_LOADED = 3
 
 
-@dataclass
-class _Loaded:
-    """A picture read and known to a figure program: what the widget needs to show it."""
-
-    address: str
-    sha256: str
-    width: int
-    height: int
-    format: str
-    picture_bytes: bytes
-    preview: tuple[dict[str, Any], bytes] | None
-
-
-@dataclass
-class _Entry:
-    name: str
-    picture: Any
-    address: str
-    record: dict[str, Any] | None = None
-    status: str = "new"
-    size: tuple[int, int] | None = None
-    loaded: _Loaded | None = None
-    fetching: Future[_Loaded] | None = field(default=None, repr=False)
-
-
-def _list_pictures(pictures: Any) -> list[tuple[str, Any, str | None]]:
-    """(name, picture, address) for a folder, or a list of paths, arrays, PIL images or bytes."""
-    if isinstance(pictures, (str, os.PathLike)):
-        folder = Path(pictures)
-        if not folder.is_dir():
-            raise PictureError(f"VisionSet takes a folder or a list of pictures; {folder} is not a folder", "not-found")
-        files = sorted(p for p in folder.iterdir() if p.suffix.lower() in PICTURE_SUFFIXES and p.is_file())
-        if not files:
-            raise PictureError(f"the folder {folder} holds no pictures ({', '.join(PICTURE_SUFFIXES)})", "not-found")
-        return [(p.name, p, None) for p in files]
-    if isinstance(pictures, (bytes, bytearray)) or not isinstance(pictures, Iterable):
-        raise PictureError(
-            f"VisionSet takes a folder or a list of pictures, not {type(pictures).__name__}", "bad-picture"
-        )
-    items = list(pictures)
-    result: list[tuple[str, Any, str | None]] = []
-    for index, item in enumerate(items):
-        if isinstance(item, (str, os.PathLike)):
-            result.append((Path(item).name, Path(item), None))
-        else:
-            # Arrays, PIL images and bytes have no name: the set names them, and the name is the
-            # address their marks are recorded against.
-            name = f"picture-{index:04d}.png"
-            result.append((name, item, name))
-    return result
-
-
-class VisionSet(Vision):
+class VisionSet(SetChat, SetFormats, Vision):
     """One widget that steps through pictures: Prev / Next / Skip / Submit, a class list, and the
     marks of every picture.
 
@@ -113,16 +63,16 @@ class VisionSet(Vision):
     """
 
     def __init__(self, pictures: Any, *, classes: Sequence[str] | None = None, **kwargs: Any):
-        listed = _list_pictures(pictures)
+        listed = list_pictures(pictures)
         if not listed:
             raise PictureError("VisionSet needs at least one picture", "bad-picture")
         if len(listed) > MAX_SET_PICTURES:
             raise PictureError(f"a set holds at most {MAX_SET_PICTURES} pictures, not {len(listed)}", "bad-picture")
         names = check_class_names(classes)
-        entries: list[_Entry] = []
+        entries: list[Entry] = []
         for name, picture, address in listed:
             source = picture_source(picture, address) if isinstance(picture, Path) else None
-            entries.append(_Entry(name, picture, source.address if source and source.address else address or name))
+            entries.append(Entry(name, picture, source.address if source and source.address else address or name))
         seen: dict[str, str] = {}
         for entry in entries:
             if entry.address in seen or entry.name in seen.values():
@@ -139,6 +89,7 @@ class VisionSet(Vision):
         first = entries[0]
         super().__init__(first.picture, address=first.address, classes=names, **kwargs)
         first.size = (self.width, self.height)
+        first.sha256 = self.sha256
         self._set = self._set_state()
 
     # -- where the set stands -----------------------------------------------------------------
@@ -212,33 +163,6 @@ class VisionSet(Vision):
 
     # -- pictures: read when shown, the next one ahead -----------------------------------------
 
-    def _fetch(self, index: int) -> _Loaded:
-        """Read picture ``index``, send it to the background figure program, make its preview."""
-        entry = self._entries[index]
-        program = background_figure_program()
-        source = picture_source(entry.picture, None if isinstance(entry.picture, Path) else entry.address)
-        header: dict[str, Any] = {"op": "picture", "address": entry.address}
-        if source.path is not None:
-            data: bytes | memoryview = read_picture(source.path)
-            answer, _ = program.request({**header, "path": str(source.path)})
-            if hashlib.sha256(data).hexdigest() != answer["sha256"]:
-                answer, _ = program.request(header, data)
-            picture_bytes = bytes(data)
-        else:
-            if source.raw is not None:
-                header["raw"] = source.raw
-            answer, encoded = program.request(header, source.data)
-            picture_bytes = encoded if answer.get("encoded") else bytes(source.data)
-        ref = {"address": entry.address, "sha256": answer["sha256"]}
-        preview_answer, jpeg = program.request({"op": "preview", "picture": ref})
-        preview = (
-            {"mime": preview_answer["mime"], "width": preview_answer["width"], "height": preview_answer["height"]},
-            jpeg,
-        )
-        return _Loaded(
-            entry.address, answer["sha256"], answer["width"], answer["height"], answer["format"], picture_bytes, preview
-        )
-
     def _prefetch(self, index: int) -> None:
         """Start reading picture ``index`` in the worker thread, unless it is read or on its way."""
         if not 0 <= index < len(self._entries):
@@ -247,9 +171,9 @@ class VisionSet(Vision):
         with self._lock:
             if entry.loaded is not None or entry.fetching is not None:
                 return
-            entry.fetching = self._prefetcher.submit(self._fetch, index)
+            entry.fetching = self._prefetcher.submit(fetch_picture, entry)
 
-    def _loaded(self, index: int) -> _Loaded:
+    def _loaded(self, index: int) -> Loaded:
         entry = self._entries[index]
         self._prefetch(index)
         with self._lock:
@@ -261,6 +185,7 @@ class VisionSet(Vision):
             finally:
                 entry.fetching = None
             entry.size = (entry.loaded.width, entry.loaded.height)
+            entry.sha256 = entry.loaded.sha256
         return entry.loaded
 
     def _forget_far(self) -> None:
@@ -269,8 +194,8 @@ class VisionSet(Vision):
             if entry.loaded is not None and abs(i - self._index) > KEEP_LOADED // 2:
                 entry.loaded = None
 
-    def _current_loaded(self) -> _Loaded:
-        return _Loaded(
+    def _current_loaded(self) -> Loaded:
+        return Loaded(
             self.address, self.sha256, self.width, self.height, self.format, self.picture_bytes, self._preview
         )
 
@@ -334,6 +259,7 @@ class VisionSet(Vision):
         super()._ipython_display_()
         # After the first paint, so reading the next picture never competes with it.
         self._prefetch(self._index + 1)
+        self._start_fingerprints()
 
     # -- moving through the set ----------------------------------------------------------------
 
@@ -392,7 +318,7 @@ class VisionSet(Vision):
         if index == self._index:
             return (self.width, self.height)
         if entry.size is None:
-            entry.size = _header_size(entry.picture)
+            entry.size = header_size(entry.picture)
         if entry.size is None:
             loaded = self._loaded(index)
             entry.size = (loaded.width, loaded.height)
@@ -414,104 +340,5 @@ class VisionSet(Vision):
 
     # -- formats (./formats) -------------------------------------------------------------------
 
-    def to_coco(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        """The set as a COCO dict (written to ``path`` as JSON when given)."""
-        from .formats.coco import to_coco
 
-        return to_coco(self, path)
-
-    def to_yolo(self, directory: str | os.PathLike[str]) -> None:
-        """One YOLO ``.txt`` per picture and ``classes.txt`` in ``directory``."""
-        from .formats.yolo import to_yolo
-
-        to_yolo(self, directory)
-
-    def to_voc(self, directory: str | os.PathLike[str]) -> None:
-        """One Pascal VOC XML per picture in ``directory``."""
-        from .formats.voc import to_voc
-
-        to_voc(self, directory)
-
-    @classmethod
-    def from_coco(cls, source: Any, *, root: str | os.PathLike[str], **kwargs: Any) -> VisionSet:
-        """A set of the pictures a COCO file (path or dict) names under ``root``, with its marks."""
-        from .formats.coco import read_coco
-
-        return cls._with_records(*read_coco(source, Path(root)), **kwargs)
-
-    @classmethod
-    def from_yolo(
-        cls, directory: str | os.PathLike[str], *, images: str | os.PathLike[str], **kwargs: Any
-    ) -> VisionSet:
-        """A set of the pictures in ``images`` with the YOLO labels in ``directory``."""
-        from .formats.yolo import read_yolo
-
-        return cls._with_records(*read_yolo(Path(directory), Path(images)), **kwargs)
-
-    @classmethod
-    def _with_records(
-        cls, paths: list[Path], classes: list[str] | None, marks: list[list[dict[str, Any]]], **kwargs: Any
-    ) -> VisionSet:
-        """A set whose pictures already carry marks, checked whole by the format's reader (bounds,
-        labels, vertices) before anything is made; the figure program checks each record again
-        whenever it draws or changes it."""
-        created = cls(paths, classes=classes, **kwargs)
-        for index, picture_marks in enumerate(marks):
-            entry = created._entries[index]
-            record = {**empty_record(entry.address, created._classes), "marks": picture_marks}
-            record["lastId"] = max([0, *(mark["id"] for mark in picture_marks)])
-            created._store(index, record)
-        return created
-
-
-def _header_size(picture: Any) -> tuple[int, int] | None:
-    """A picture's size without decoding it: a file's header (Pillow), an array's shape."""
-    if isinstance(picture, Path):
-        try:
-            from PIL import Image
-
-            with Image.open(picture) as image:
-                return image.size
-        except Exception:  # noqa: BLE001 - no Pillow, or a format it cannot read: load it instead
-            return None
-    shape = getattr(picture, "shape", None)
-    if shape is not None and len(shape) >= 2:
-        return (int(shape[1]), int(shape[0]))
-    if type(picture).__module__.startswith("PIL."):
-        return picture.size
-    return None
-
-
-class SetPicture(VisionCore):
-    """One picture of a ``VisionSet`` with the ``Vision`` API (``mark``, ``update``, ``show``,
-    ``list``, ``marks``): its record is the set's, so a change here shows in the widget when the
-    picture is the one shown."""
-
-    def __init__(self, owner: VisionSet, index: int):
-        self._owner = owner
-        self._index = index
-        entry = owner._entries[index]
-        self.name = entry.name
-        loaded = owner._current_loaded() if index == owner._index else owner._loaded(index)
-        self._source = PictureSource(loaded.picture_bytes, None, loaded.address, "picture")
-        self.address, self.sha256 = loaded.address, loaded.sha256
-        self.width, self.height, self.format = loaded.width, loaded.height, loaded.format
-        self.picture_bytes = loaded.picture_bytes
-
-    @property
-    def _current(self) -> dict[str, Any]:
-        return self._owner._record_of(self._index)
-
-    def _set_record(self, record: dict[str, Any]) -> None:
-        self._owner._store(self._index, record)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        return self._map_output()
-
-    def __repr__(self) -> str:
-        count = len(self._current["marks"])
-        return f"SetPicture({self.name!r}, {self.width}×{self.height}, {count} mark{'s' if count != 1 else ''})"
-
-
-__all__ = ["PICTURE_SUFFIXES", "SetPicture", "VisionSet"]
-
+__all__ = ["PICTURE_SUFFIXES", "SetPicture", "VisionSet", "header_size"]

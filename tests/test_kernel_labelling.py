@@ -83,6 +83,18 @@ CELLS = {
                           "current": s.marks, "statuses": s.statuses}))
         s
     """,
+    "set-reads-when-shown": """
+        os.makedirs("lazy", exist_ok=True)
+        Image.new("RGB", (64, 48), (0, 90, 0)).save("lazy/a000.jpg")
+        # Not pictures at all: a set that read its folder up front would fail here.
+        for k in range(1, 40):
+            open(f"lazy/a{k:03d}.jpg", "wb").write(b"not a jpeg")
+        lazy = VisionSet("lazy")
+        made = {"len": len(lazy), "index": lazy.index, "width": lazy.width}
+        report(lazy.next)
+        lazy._on_custom_message(lazy, {"method": "set", "action": "next"}, [])
+        print(json.dumps({**made, "after": lazy.index, "problem": lazy._problem}))
+    """,
     "set-callback-fails": """
         t = VisionSet([np.zeros((20, 30, 3), np.uint8), np.full((40, 50, 3), 9, np.uint8)])
         t.on_submit(lambda name, marks: 1 / 0)
@@ -90,6 +102,25 @@ CELLS = {
         print(json.dumps({"index": t.index, "problem": t._problem, "names": t.names,
                           "status": t.statuses}))
         report(lambda: t[5])
+    """,
+    "set-chat": """
+        sent = []
+        s.send = lambda content, buffers=None: sent.append([content, len(buffers or [])])
+        target = s._entries[4].address
+        base = {"image": target, "classes": s.classes, "marks": [], "lastId": 0}
+        marked = {**base, "marks": [{"id": 1, "kind": "polygon", "points": [[1, 1], [60, 1], [30, 40]],
+                                     "caption": "", "colour": "blue", "label": "pear"}], "lastId": 1}
+        s._on_custom_message(s, {"method": "picture", "request": 7, "address": target}, [])
+        s._on_custom_message(s, {"method": "write", "request": 8, "address": target, "base": base, "record": marked}, [])
+        # The same base again: the marks changed meanwhile, so it is refused.
+        s._on_custom_message(s, {"method": "write", "request": 9, "address": target, "base": base, "record": marked}, [])
+        bad = {**marked, "marks": [{**marked["marks"][0], "label": "banana"}]}
+        s._on_custom_message(s, {"method": "write", "request": 10, "address": target,
+                                 "base": {**marked}, "record": bad}, [])
+        s._on_custom_message(s, {"method": "write", "request": 11, "address": "nowhere.jpg", "base": base, "record": marked}, [])
+        del s.send
+        bundle = s._output_bundle()[0]["application/vnd.figure-chat.figure+json"]
+        print(json.dumps({"sent": sent, "pic4": s.annotations["pic4.jpg"], "set": bundle["set"]}))
     """,
     "coco": """
         coco = s.to_coco("coco.json")
@@ -264,6 +295,17 @@ def test_the_saved_output_is_the_current_picture(executed):
     assert "image/png" in outputs[-1]["data"]
 
 
+def test_a_set_reads_pictures_when_shown(executed):
+    cell = executed["set-reads-when-shown"]
+    lines = "".join(o.text for o in cell.outputs if o.output_type == "stream").strip().splitlines()
+    refused, state = json.loads(lines[0]), json.loads(lines[1])
+    assert refused["type"] == "PictureError" and refused["is_figure_chat"], refused
+    assert state["len"] == 40 and state["index"] == 0 and state["width"] == 64
+    # A picture that cannot be read keeps the set where it was, and the page is told why.
+    assert state["after"] == 0
+    assert state["problem"].startswith("next failed: PictureError")
+
+
 def test_a_failing_callback_is_shown_and_does_not_move_on(executed):
     cell = executed["set-callback-fails"]
     result = printed(cell)
@@ -273,6 +315,24 @@ def test_a_failing_callback_is_shown_and_does_not_move_on(executed):
     assert result["status"]["picture-0000.png"] == "new"
     text = "".join(o.text for o in cell.outputs if o.output_type == "stream")
     assert "IndexError" in text
+
+
+def test_the_chat_reads_and_marks_any_picture_of_a_set(executed):
+    result = printed(executed["set-chat"])
+    sent = result["sent"]
+    picture, written, changed, refused, nowhere = sent
+    assert picture[0]["event"] == "picture" and picture[0]["request"] == 7 and picture[1] == 1
+    assert len(picture[0]["sha256"]) == 64
+    assert written[0] == {"event": "written", "request": 8, "ok": True, "problem": "", "address": picture[0]["address"]}
+    assert changed[0]["ok"] is False and "changed while this call ran" in changed[0]["problem"]
+    assert refused[0]["ok"] is False and "banana" in refused[0]["problem"]
+    assert nowhere[0]["ok"] is False and "not a picture of this set" in nowhere[0]["problem"]
+    assert [m["label"] for m in result["pic4"]] == ["pear"]
+    listed = {p["name"]: p for p in result["set"]["pictures"]}
+    assert result["set"]["count"] == 5 and len(listed) == 5
+    assert listed["pic4.jpg"]["record"]["marks"][0]["kind"] == "polygon"
+    assert listed["pic4.jpg"]["sha256"] == picture[0]["sha256"]
+    assert listed["pic0.jpg"]["status"] == "submitted"
 
 
 def test_coco_is_read_by_pycocotools_and_agrees_with_the_marks(executed, folder):

@@ -120,7 +120,7 @@ def _list(data: dict[str, Any], key: str, label: str, required: bool = True) -> 
 
 def read_coco(source: Any, root: Path) -> tuple[list[Path], list[str] | None, list[list[dict[str, Any]]]]:
     """(picture paths, classes, marks per picture) of a COCO file or dict, all checked first."""
-    from ..vision_set import _header_size
+    from ..set_pictures import header_size
 
     data, label = _load(source)
     images = _list(data, "images", label)
@@ -152,7 +152,7 @@ def read_coco(source: Any, root: Path) -> tuple[list[Path], list[str] | None, li
         path = (root / file_name).resolve()
         if not path.is_file():
             raise AnnotationFormatError(f"{where}: the picture {file_name} is not in {root}")
-        size = _header_size(path)
+        size = header_size(path)
         width, height = image.get("width"), image.get("height")
         if size is not None and (width, height) != size:
             raise AnnotationFormatError(

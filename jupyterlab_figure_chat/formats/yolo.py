@@ -63,7 +63,7 @@ def to_yolo(vision_set: VisionSet, directory: str | os.PathLike[str]) -> None:
 
 def read_yolo(directory: Path, images: Path) -> tuple[list[Path], list[str], list[list[dict[str, Any]]]]:
     """(picture paths, classes, marks per picture) of YOLO labels, all checked first."""
-    from ..vision_set import PICTURE_SUFFIXES, _header_size
+    from ..set_pictures import PICTURE_SUFFIXES, header_size
 
     classes_file = directory / "classes.txt"
     if not classes_file.is_file():
@@ -84,7 +84,7 @@ def read_yolo(directory: Path, images: Path) -> tuple[list[Path], list[str], lis
     marks: list[list[dict[str, Any]]] = []
     for stem, picture in by_stem.items():
         label_file = directory / f"{stem}.txt"
-        size = _header_size(picture)
+        size = header_size(picture)
         if size is None:
             raise AnnotationFormatError(f"{picture.name}: cannot read its size (is Pillow installed?)")
         width, height = size

@@ -136,6 +136,36 @@ describe('notebook_read lists Figure Chat outputs', () => {
     expect(hostile).toContain('"pear"');
   });
 
+  it('lists the pictures of a VisionSet by address, with their status and marks', async () => {
+    const output = visionOutput([], ['apple']);
+    const bundle = (output.data as Record<string, Record<string, unknown>>)[FIGURE_MIME];
+    bundle.set = {
+      index: 0,
+      count: 2,
+      labelled: 1,
+      pictures: [
+        {
+          name: 'a.jpg',
+          address: 'pics/a.jpg',
+          status: 'submitted',
+          sha256: SHA,
+          width: 400,
+          height: 300
+        },
+        {
+          name: 'b.jpg',
+          address: 'pics/b.jpg',
+          status: 'new',
+          record: { image: 'pics/b.jpg', marks: [{ id: 1 }, { id: 2 }] }
+        }
+      ]
+    };
+    const text = await read([{ id: 'c6', cell_type: 'code', source: 's', outputs: [output] }]);
+    expect(text).toContain('a VisionSet of 2 pictures, 1 submitted, showing number 1');
+    expect(text).toContain('      pics/a.jpg (submitted)');
+    expect(text).toContain('      pics/b.jpg (new, 2 marks, not read by the kernel yet)');
+  });
+
   it('reports a bundle whose marks lie outside the picture instead of listing them', async () => {
     const text = await read([
       {
