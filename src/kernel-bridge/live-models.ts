@@ -128,15 +128,22 @@ function askKernel(
 async function askPicture(
   model: DOMWidgetModel,
   request: number,
-  signal: AbortSignal
+  signal: AbortSignal,
+  address: string | undefined
 ): Promise<string> {
-  const { buffers } = await askKernel(model, {
-    message: { method: 'picture', request },
+  const { answer, buffers } = await askKernel(model, {
+    // A set's picture other than the one shown is named by its address.
+    message: { method: 'picture', request, ...(address === undefined ? {} : { address }) },
     event: 'picture',
     request,
     signal,
     closed: () => new WidgetPictureError('The Vision widget closed (its kernel stopped).')
   });
+  if (typeof answer.problem === 'string' && answer.problem) {
+    throw new WidgetPictureError(
+      `The kernel sent no picture: ${answer.problem.slice(0, MAX_PROBLEM_LENGTH)}`
+    );
+  }
   const bytes = Array.isArray(buffers) ? bytesOf(buffers[0]) : null;
   if (!bytes || !bytes.byteLength) {
     throw new WidgetPictureError('The kernel sent no picture bytes for this Vision widget.');
@@ -156,12 +163,14 @@ async function writeRecord(
   record: VisionRecord,
   base: unknown,
   signal: AbortSignal,
-  timeoutMs: number
+  timeoutMs: number,
+  address: string | undefined
 ): Promise<void> {
   const { answer } = await askKernel(model, {
     message: {
       method: 'write',
       request,
+      ...(address === undefined ? {} : { address }),
       // The kernel ignores the write after the deadline, so giving up at the timeout is final.
       deadline: Date.now() + timeoutMs,
       base: toJson(base),
@@ -210,8 +219,11 @@ export class LiveVisionModels implements LiveVisionWidgets {
   /** Models whose kernel went away, by id: kept for the notice their saved output shows. */
   private readonly _gone = new Map<string, GoneModel>();
   private readonly _changed = new Signal<this, string>(this);
-  /** The picture bytes per model, fetched once. */
-  private readonly _pictures = new WeakMap<DOMWidgetModel, Promise<string>>();
+  /**
+   * The picture bytes per model and picture, fetched once. Per picture, not per model: a set's
+   * shown picture changes on Next, and the chat names any picture of it by address.
+   */
+  private readonly _pictures = new WeakMap<DOMWidgetModel, Map<string, Promise<string>>>();
   private _requests = 0;
 
   /** Emits a model id when its model arrives or goes away. */
@@ -237,23 +249,37 @@ export class LiveVisionModels implements LiveVisionWidgets {
     }
     return {
       record: () => model.get('_record') as unknown,
-      write: (record, base, signal) =>
-        // The kernel checks it again (`check-record`) before `v.marks` takes it.
+      write: (record, base, signal, address) =>
+        // The kernel checks it again (`check-record`) before `v.marks` takes it; the classes go
+        // with the marks, or it would refuse every labelled one.
         writeRecord(
           model,
           ++this._requests,
-          { image: record.image, marks: record.marks, lastId: record.lastId },
+          {
+            image: record.image,
+            ...(record.classes ? { classes: record.classes } : {}),
+            marks: record.marks,
+            lastId: record.lastId
+          },
           base,
           signal,
-          WRITE_TIMEOUT_MS
+          WRITE_TIMEOUT_MS,
+          address
         ),
-      pictureData: signal => {
-        let bytes = this._pictures.get(model);
+      pictureData: (signal, address) => {
+        let cache = this._pictures.get(model);
+        if (!cache) {
+          cache = new Map();
+          this._pictures.set(model, cache);
+        }
+        const key = address ?? `shown:${String(model.get('_address'))}`;
+        let bytes = cache.get(key);
         if (!bytes) {
-          bytes = askPicture(model, ++this._requests, signal);
+          const asked = askPicture(model, ++this._requests, signal, address);
           // A failed or cancelled request is asked again next time.
-          bytes.catch(() => this._pictures.delete(model));
-          this._pictures.set(model, bytes);
+          asked.catch(() => cache.delete(key));
+          cache.set(key, asked);
+          bytes = asked;
         }
         return bytes;
       }
