@@ -144,3 +144,32 @@ test('a kernel restart turns the Vision into its stored picture with a notice, a
   expect(Math.abs(read[0][2] - 60)).toBeLessThanOrEqual(2);
   await page.evaluate(() => window.jupyterapp.serviceManager.sessions.shutdownAll());
 });
+
+test('Kernel → Shut Down Kernel turns the Vision into its stored picture with a notice', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/labelling-shutdown.ipynb`;
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  await setCode(page, 0, VISION);
+  await kernelIdle(page);
+  await page.notebook.runCell(0, true);
+  const marks = page.locator('.jp-NotebookPanel:visible .jp-FigureChat-visionMarks');
+  await expect(marks).toBeVisible({ timeout: 60000 });
+  await clickPicture(page, 120, 90);
+  await expect(marks.locator('[data-mark]')).toHaveCount(1);
+  // The mark reached the kernel, which rewrites the stored picture a second after an edit.
+  const output = visibleCells(page).first().locator('.jp-FigureChat-liveOutput');
+  await setCode(page, 1, 'import time; time.sleep(1.5); print(len(v.marks))');
+  await page.notebook.runCell(1, true);
+  await expect(visibleCells(page).nth(1).locator('.jp-OutputArea-output')).toHaveText('1');
+
+  await page.menu.clickMenuItem('Kernel>Shut Down Kernel');
+  const notice = output.locator('.jp-FigureChat-visionNotice');
+  await expect(notice).toContainText('The kernel shut down: run the cell again to edit.');
+  // This edit was saved: no "not saved" warning.
+  await expect(notice).not.toContainText('not saved');
+  await expect(marks).toHaveCount(0);
+  await expect(output.locator('img')).toBeVisible();
+});
