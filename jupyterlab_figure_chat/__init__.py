@@ -1,7 +1,8 @@
 """Figure Chat: a model chat beside each notebook whose figures are real, safe, and saved in the .ipynb.
 
 From kernel code: :class:`Figure` (a checked static SVG figure as an output) and :class:`Vision`
-(numbered marks on a picture, as an interactive widget), with the chat tools' semantics.
+(numbered marks on a picture, as an interactive widget), with the chat tools' semantics, and
+:class:`VisionSet` (one widget stepping through a set of pictures, with COCO/YOLO/VOC export).
 """
 
 try:
@@ -15,6 +16,7 @@ except ImportError:  # a wheel built from the sdist does not carry the generated
         __version__ = "dev"
 
 from .errors import (
+    AnnotationFormatError,
     FigureChatError,
     FigureProgramError,
     PictureError,
@@ -23,17 +25,21 @@ from .errors import (
 )
 from .figure import Figure
 from .vision import VisionResult
+from .vision_set import SetPicture, VisionSet
 from .widget import Vision
 
 __all__ = [
+    "AnnotationFormatError",
     "Figure",
     "FigureChatError",
     "FigureProgramError",
     "PictureError",
+    "SetPicture",
     "SvgRejectedError",
     "Vision",
     "VisionArgumentError",
     "VisionResult",
+    "VisionSet",
 ]
 
 

@@ -27,6 +27,11 @@ class PictureError(FigureChatError, ValueError):
     """A picture that cannot be read, is too large, or is not a kind Figure Chat marks."""
 
 
+class AnnotationFormatError(FigureChatError, ValueError):
+    """A COCO, YOLO or VOC file (or dict) that cannot be read as marks; the message names the
+    file and the entry (``coco.json: annotation 12: unknown category id 987``)."""
+
+
 class FigureProgramError(FigureChatError, RuntimeError):
     """The bundled Node figure program is missing, crashed, or answered something unexpected."""
 

@@ -31,6 +31,12 @@ def bundle_view(spec: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "show", "at": list(spec["at"]), **cover}
 
 
+def bundle_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as a bundle stores it: image, class list (if any), marks and last number."""
+    classes = {"classes": record["classes"]} if "classes" in record else {}
+    return {"image": record["image"], **classes, "marks": record["marks"], "lastId": record["lastId"]}
+
+
 def vision_bundle(
     picture: dict[str, Any],
     record: dict[str, Any],
@@ -45,7 +51,7 @@ def vision_bundle(
             "version": BUNDLE_VERSION,
             "kind": "vision",
             "picture": picture,
-            "record": {"image": record["image"], "marks": record["marks"], "lastId": record["lastId"]},
+            "record": bundle_record(record),
             "view": view,
         },
         "image/png": png_entry(png),

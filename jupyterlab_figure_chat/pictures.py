@@ -15,6 +15,26 @@ from typing import Any
 
 from .errors import PictureError
 
+#: Largest picture in pixels (width × height): the figure program's ``LIMIT_INPUT_PIXELS``
+#: (src/server/pictures/pictures.ts). Checked here too, so an array over it is refused before
+#: hundreds of megabytes cross the pipe.
+MAX_PICTURE_PIXELS = 100_000_000
+
+
+def check_pixels(width: int, height: int, what: str) -> None:
+    """Refuse an empty picture or one over the pixel limit, with a PictureError saying which."""
+    if width <= 0 or height <= 0:
+        raise PictureError(
+            f"the picture is empty: {what} has no pixels; give a picture at least 1×1",
+            "empty-picture",
+        )
+    if width * height > MAX_PICTURE_PIXELS:
+        raise PictureError(
+            f"{what} is {width}×{height} = {width * height:,} pixels, more than the limit of "
+            f"{MAX_PICTURE_PIXELS:,} pixels; scale it down first",
+            "too-many-pixels",
+        )
+
 
 @dataclass(frozen=True)
 class PictureSource:
@@ -44,6 +64,9 @@ def _address_for_path(path: Path) -> str:
 def _from_array(array: Any, address: str | None) -> PictureSource:
     import numpy as np
 
+    # Checked before any conversion: a float array over the limit would take gigabytes to scale.
+    if array.ndim in (2, 3) and (0 in array.shape[:2] or array.shape[0] * array.shape[1] > MAX_PICTURE_PIXELS):
+        check_pixels(int(array.shape[1]), int(array.shape[0]), f"the {'×'.join(map(str, array.shape))} array")
     if array.ndim == 3 and array.shape[2] == 1:
         array = array[:, :, 0]
     if array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (3, 4)):
@@ -72,6 +95,7 @@ def _from_array(array: Any, address: str | None) -> PictureSource:
         raise PictureError(f"a picture array of dtype {array.dtype} is not supported; use uint8 or float", "bad-array")
     pixels = np.ascontiguousarray(pixels)
     height, width = pixels.shape[:2]
+    check_pixels(int(width), int(height), f"the {'×'.join(map(str, array.shape))} array")
     channels = 1 if pixels.ndim == 2 else pixels.shape[2]
     return PictureSource(
         memoryview(pixels).cast("B"),
@@ -105,6 +129,7 @@ def picture_source(picture: Any, address: str | None = None) -> PictureSource:
     module = type(picture).__module__ or ""
     if module.startswith("PIL."):
         image = picture
+        check_pixels(image.width, image.height, f"the {image.width}×{image.height} PIL image")
         if image.mode not in ("L", "RGB", "RGBA"):
             image = image.convert("RGBA" if "A" in image.getbands() or image.mode == "P" else "RGB")
         channels = {"L": 1, "RGB": 3, "RGBA": 4}[image.mode]

@@ -1,4 +1,5 @@
-"""``Vision(picture)``: numbered points and boxes on a picture, with the vision tools' semantics.
+"""``Vision(picture)``: numbered points, boxes and polygons on a picture, with the vision tools'
+semantics, and an optional class list (``classes=[…]``) every mark's ``label`` comes from.
 
 Every call goes to the same pure functions the chat's tools run (``planVisionCall``, which applies
 ``applyMarkArgs``/``applyUpdateArgs``, and ``validateRecord``) and the same sharp/resvg rendering,
@@ -12,7 +13,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .errors import FigureChatError, PictureError
+from .errors import FigureChatError, PictureError, VisionArgumentError
 from .outputs import bundle_view, vision_bundle
 from .pictures import picture_source, read_picture
 from . import quick_preview
@@ -42,18 +43,40 @@ class VisionResult:
         return self.text
 
 
+def _address_of(mark: Any) -> str:
+    """An address from a sequence: ``(x, y)``, ``(x0, y0, x1, y1)`` or a polygon's vertices
+    ``[(x0, y0), (x1, y1), (x2, y2), …]`` (NumPy numbers welcome)."""
+    items = list(mark)
+    if items and all(isinstance(item, (list, tuple)) or hasattr(item, "__len__") for item in items):
+        items = [coordinate for vertex in items for coordinate in vertex]
+    return ",".join(str(_plain(item)) for item in items)
+
+
 def _mark_args(
     marks: Sequence[Any],
     captions: Sequence[str] | None,
-    colours: Sequence[str] | None,
+    colours: Sequence[str] | str | None,
     r: int | Sequence[int | None] | None,
+    labels: Sequence[str | None] | str | None = None,
 ) -> list[dict[str, Any]]:
-    """``vision_mark``'s ``marks``: each an address string ``"x,y"``/``"x0,y0,x1,y1"`` or a dict."""
+    """``vision_mark``'s ``marks``: each an address string (``"x,y"``, ``"x0,y0,x1,y1"``, or 6 or
+    more numbers for a polygon), a sequence of numbers or vertices, or a dict."""
     if isinstance(marks, (str, dict)):
         marks = [marks]
     result = []
     for index, mark in enumerate(marks):
-        entry = dict(mark) if isinstance(mark, dict) else {"at": mark}
+        if isinstance(mark, dict):
+            entry = dict(mark)
+        elif isinstance(mark, str):
+            entry = {"at": mark}
+        else:
+            entry = {"at": _address_of(mark)}
+        if isinstance(entry.get("at"), (list, tuple)):
+            entry["at"] = _address_of(entry["at"])
+        if labels is not None:
+            label = labels if isinstance(labels, str) else (labels[index] if index < len(labels) else None)
+            if label is not None:
+                entry.setdefault("label", label)
         if captions is not None and index < len(captions):
             entry.setdefault("caption", captions[index])
         if colours is not None:
@@ -80,6 +103,47 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: Most classes and longest class name: src/tools/vision/classes.ts (checked there again).
+MAX_CLASSES = 100
+MAX_CLASS_LENGTH = 60
+
+
+def check_class_names(classes: Any) -> list[str] | None:
+    """A class list as the record stores it, or VisionArgumentError saying what is wrong with it
+    (the figure program checks every record again with the same rules)."""
+    if classes is None:
+        return None
+    if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
+        raise VisionArgumentError(f"classes must be a list of names, not {type(classes).__name__}", "bad-label")
+    names = list(classes)
+    if not 1 <= len(names) <= MAX_CLASSES:
+        raise VisionArgumentError(f"classes: give 1 to {MAX_CLASSES} classes, not {len(names)}", "bad-label")
+    for index, name in enumerate(names):
+        if (
+            not isinstance(name, str)
+            or not name
+            or name.strip() != name
+            or len(name) > MAX_CLASS_LENGTH
+            or any(ord(c) < 32 or ord(c) == 127 for c in name)
+        ):
+            raise VisionArgumentError(
+                f"classes[{index}]: {name!r} is not a class name; use 1–{MAX_CLASS_LENGTH} characters, "
+                "no control characters or surrounding spaces",
+                "bad-label",
+            )
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise VisionArgumentError(f"classes: class {twice!r} is named twice", "bad-label")
+    return names
+
+
+def empty_record(address: str, classes: list[str] | None) -> dict[str, Any]:
+    """A record with no marks (and the class list, when there is one)."""
+    if classes is None:
+        return {"image": address, "marks": [], "lastId": 0}
+    return {"image": address, "classes": list(classes), "marks": [], "lastId": 0}
+
+
 class VisionCore:
     """A picture and its one mark record; the widget (``Vision``) builds on it.
 
@@ -93,13 +157,14 @@ class VisionCore:
     #: Above this longest side the view paints a quick preview first (the widget sets it).
     _full_preview_side: int = 0
 
-    def _setup(self, picture: Any, address: str | None) -> None:
+    def _setup(self, picture: Any, address: str | None, classes: Sequence[str] | None = None) -> None:
+        names = check_class_names(classes)
         source = picture_source(picture, address)
         self._source = source
         #: The quick preview made in this process (./quick_preview), if Pillow can make it.
         self._quick_preview: quick_preview.QuickPreview | None = None
         self._load(first=True)
-        self._set_record({"image": self.address, "marks": [], "lastId": 0})
+        self._set_record(empty_record(self.address, names))
 
     # -- the picture ------------------------------------------------------------------------
 
@@ -162,8 +227,14 @@ class VisionCore:
 
     @property
     def record(self) -> dict[str, Any]:
-        """The vision record ``{image, marks, lastId}`` (a copy)."""
+        """The vision record ``{image, classes?, marks, lastId}`` (a copy)."""
         return copy.deepcopy(self._current)
+
+    @property
+    def classes(self) -> list[str] | None:
+        """The class list every mark's ``label`` comes from, or None (a copy)."""
+        classes = self._current.get("classes")
+        return list(classes) if classes is not None else None
 
     def _set_record(self, record: dict[str, Any]) -> None:
         self._core_record = record
@@ -202,14 +273,24 @@ class VisionCore:
         colours: Sequence[str] | str | None = None,
         r: int | Sequence[int | None] | None = None,
         view: str = "map",
+        labels: Sequence[str | None] | str | None = None,
     ) -> VisionResult:
-        """Add marks, as ``vision_mark``: ``"x,y"`` points and ``"x0,y0,x1,y1"`` boxes in original
-        pixels (or dicts ``{"at", "r", "caption", "colour"}``), numbered in the order given."""
-        return self._call("vision_mark", {"marks": _mark_args(marks, captions, colours, r), "view": view})
+        """Add marks, as ``vision_mark``: ``"x,y"`` points, ``"x0,y0,x1,y1"`` boxes and polygons
+        (6 or more numbers, or ``[(x, y), …]``) in original pixels, or dicts ``{"at", "r",
+        "caption", "colour", "label"}``, numbered in the order given. ``labels`` (one class, or one
+        per mark) label them from the class list; a labelled mark gets its class's colour."""
+        return self._call(
+            "vision_mark", {"marks": _mark_args(marks, captions, colours, r, labels), "view": view}
+        )
 
     def update(self, ops: Iterable[dict[str, Any]]) -> VisionResult:
-        """Move, recaption, recolour or remove marks by number, as ``vision_update`` (all or nothing)."""
-        return self._call("vision_update", {"ops": list(ops)})
+        """Move, reshape, recaption, recolour, relabel (``"label"``; ``""`` takes it off) or remove
+        marks by number, as ``vision_update`` (all or nothing)."""
+        plain = [
+            {**op, "at": _address_of(op["at"])} if isinstance(op, dict) and isinstance(op.get("at"), (list, tuple)) else op
+            for op in ops
+        ]
+        return self._call("vision_update", {"ops": plain})
 
     def show(self, *at: str | Sequence[str], cover: Sequence[str] | None = None) -> VisionResult:
         """A view, as ``vision_show``: nothing → the map, one address → a close-up, several → a sheet."""
@@ -229,7 +310,8 @@ class VisionCore:
 
     @property
     def marks(self) -> list[dict[str, Any]]:
-        """The marks: ``[{'id': 1, 'kind': 'point', 'x': 120, 'y': 80, 'r': 12, 'caption': …}, …]``."""
+        """The marks: ``[{'id': 1, 'kind': 'point', 'x': 120, 'y': 80, 'r': 12, 'caption': …}, …]``;
+        boxes have ``x0, y0, x1, y1``, polygons ``points: [[x, y], …]``, labelled marks ``label``."""
         return copy.deepcopy(self._current["marks"])
 
     @marks.setter
@@ -251,4 +333,10 @@ class VisionCore:
 
     def __repr__(self) -> str:
         count = len(self._current["marks"])
+        classes = self._current.get("classes")
+        if classes:
+            return (
+                f"Vision({self.address!r}, {self.width}×{self.height}, {count} mark{'s' if count != 1 else ''}, "
+                f"classes={list(classes)!r})"
+            )
         return f"Vision({self.address!r}, {self.width}×{self.height}, {count} mark{'s' if count != 1 else ''})"

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets
@@ -49,7 +50,8 @@ class Vision(SavedOutput, PreviewPush, ipywidgets.DOMWidget, VisionCore):
     """A picture with numbered marks, shown as an interactive widget.
 
     ``Vision(picture)`` takes a path, bytes, a PIL image, a NumPy array (H×W, H×W×3/4; uint8 or
-    float in [0, 1]) or a matplotlib figure. In the widget, click to add a point, drag to draw a
+    float in [0, 1]) or a matplotlib figure; ``classes=["apple", "pear"]`` gives it a class list
+    every mark's ``label`` comes from. In the widget, click to add a point, drag to draw a
     box, drag a mark to move it, select it and press Delete to remove it, and edit its caption and
     colour; ``v.marks`` follows, and assigning ``v.marks`` redraws. ``mark``, ``update``, ``show``
     and ``list`` behave exactly like the chat's vision tools.
@@ -71,15 +73,25 @@ class Vision(SavedOutput, PreviewPush, ipywidgets.DOMWidget, VisionCore):
     #: True while the kernel pushes the previews of a display: a view waits for them rather than
     #: asking, and asks only if this turns false before one came (it connected after the push).
     _preview_pending = Bool(False).tag(sync=True)
+    #: Where a ``VisionSet`` stands (index, count, labelled, name, status); empty for a ``Vision``,
+    #: so the page shows the set's toolbar only for a set.
+    _set = Dict().tag(sync=True)
 
-    def __init__(self, picture: Any, *, address: str | None = None, **kwargs: Any):
+    def __init__(
+        self,
+        picture: Any,
+        *,
+        address: str | None = None,
+        classes: Sequence[str] | None = None,
+        **kwargs: Any,
+    ):
         self._display_id = f"figure-chat-{uuid.uuid4().hex}"
         self._displayed = False
         self._accepted: dict[str, Any] = {}
         self._from_chat = False
         self._pending_refresh: asyncio.TimerHandle | None = None
         self._preview: tuple[dict[str, Any], bytes] | None = None
-        self._setup(picture, address)
+        self._setup(picture, address, classes)
         self._address = self.address
         self._width = self.width
         self._height = self.height
@@ -98,12 +110,18 @@ class Vision(SavedOutput, PreviewPush, ipywidgets.DOMWidget, VisionCore):
         if content.get("method") == "write":
             self._write_from_chat(content)
             return
+        if content.get("method") == "set":
+            self._on_set_message(content)
+            return
         if content.get("method") != "picture":
             return
         request = content.get("request")
         if not isinstance(request, int) or isinstance(request, bool):
             return
         self.send({"event": "picture", "request": request, "sha256": self.sha256}, buffers=[self.picture_bytes])
+
+    def _on_set_message(self, content: dict[str, Any]) -> None:
+        """The page's Prev / Next / Skip / Submit; only a ``VisionSet`` acts on it."""
 
     def _set_record(self, record: dict[str, Any]) -> None:
         self._accepted = record

@@ -15,7 +15,7 @@ from typing import Any
 from IPython.display import display, update_display
 
 from .errors import FigureChatError
-from .outputs import BUNDLE_VERSION, FIGURE_MIME, bundle_view, vision_bundle
+from .outputs import BUNDLE_VERSION, FIGURE_MIME, bundle_record, bundle_view, vision_bundle
 from .program import background_figure_program
 from .widget_preview import PREVIEW_MAX_SIDE
 
@@ -175,7 +175,7 @@ class SavedOutput:
                 "version": BUNDLE_VERSION,
                 "kind": "vision",
                 "picture": self.fingerprint,
-                "record": {"image": record["image"], "marks": record["marks"], "lastId": record["lastId"]},
+                "record": bundle_record(record),
                 "view": {"kind": "map"},
             },
             "text/plain": answer["text"],

@@ -42,13 +42,14 @@ class PreviewPush:
             else:
                 answer, jpeg = self._request({"op": "preview", "maxSide": QUICK_PREVIEW_SIDE})
                 header = {"mime": answer["mime"], "width": answer["width"], "height": answer["height"]}
-            self.send({"event": "preview", **header}, buffers=[jpeg])
+            self.send({"event": "preview", **header, "address": self.address}, buffers=[jpeg])
             return
         if self._preview is None:
             answer, jpeg = self._request({"op": "preview"})
             self._preview = ({"mime": answer["mime"], "width": answer["width"], "height": answer["height"]}, jpeg)
         header, jpeg = self._preview
-        self.send({"event": "preview", **header}, buffers=[jpeg])
+        # The picture it shows: a set's page drops a preview of a picture it no longer shows.
+        self.send({"event": "preview", **header, "address": self.address}, buffers=[jpeg])
 
     def _wait_sent(self, timeout: float = 0.1) -> None:
         """Wait (at most ``timeout`` s) until the kernel's IOPub thread has put every message sent

@@ -11,5 +11,5 @@ module.exports = {
   ...config,
   outputDir: 'test-results/notebook',
   testIgnore: [],
-  testMatch: ['**/notebook7.spec.ts']
+  testMatch: ['**/notebook7.spec.ts', '**/labelling-notebook7.spec.ts']
 };

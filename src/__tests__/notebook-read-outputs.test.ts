@@ -20,7 +20,7 @@ function hostWith(cells: NotebookCellJson[]): ToolHost {
   };
 }
 
-function visionOutput(marks: unknown[]): Record<string, unknown> {
+function visionOutput(marks: unknown[], classes?: string[]): Record<string, unknown> {
   return {
     output_type: 'display_data',
     data: {
@@ -28,7 +28,7 @@ function visionOutput(marks: unknown[]): Record<string, unknown> {
         version: 1,
         kind: 'vision',
         picture: { address: 'array-1a2b3c4d5e6f', sha256: SHA, width: 400, height: 300 },
-        record: { image: 'array-1a2b3c4d5e6f', marks },
+        record: { image: 'array-1a2b3c4d5e6f', marks, ...(classes ? { classes } : {}) },
         view: { kind: 'map' }
       },
       'application/vnd.figure-chat.widget+json': { version: 1, model_id: 'm1' },
@@ -89,6 +89,81 @@ describe('notebook_read lists Figure Chat outputs', () => {
     );
     expect(text).toContain('#1 point 120,80 r 6 green "cell"');
     expect(text).toContain('#3 box 300,40,380,160 red');
+  });
+
+  it('tells the class list of a labelled picture, with labels and polygons', async () => {
+    const marks = [
+      {
+        id: 1,
+        kind: 'box',
+        x0: 1,
+        y0: 2,
+        x1: 30,
+        y1: 40,
+        caption: '',
+        colour: 'red',
+        label: 'apple'
+      },
+      {
+        id: 2,
+        kind: 'polygon',
+        points: [
+          [10, 10],
+          [90, 10],
+          [50, 80]
+        ],
+        caption: '',
+        colour: 'blue',
+        label: 'pear'
+      }
+    ];
+    const text = await read([
+      {
+        id: 'c4',
+        cell_type: 'code',
+        source: 'v',
+        outputs: [visionOutput(marks, ['apple', 'orange', 'pear'])]
+      }
+    ]);
+    expect(text).toContain('view image cell:c4/0; classes: "apple", "orange", "pear": 2 marks:');
+    expect(text).toContain('#1 box 1,2,30,40 red label "apple"');
+    expect(text).toContain('#2 polygon 10,10,90,10,50,80 blue label "pear"');
+    // A label outside the class list is reported, not listed.
+    const hostile = await read([
+      { id: 'c5', cell_type: 'code', source: 'v', outputs: [visionOutput(marks, ['apple'])] }
+    ]);
+    expect(hostile).toContain('its marks are unreadable');
+    expect(hostile).toContain('"pear"');
+  });
+
+  it('lists the pictures of a VisionSet by address, with their status and marks', async () => {
+    const output = visionOutput([], ['apple']);
+    const bundle = (output.data as Record<string, Record<string, unknown>>)[FIGURE_MIME];
+    bundle.set = {
+      index: 0,
+      count: 2,
+      labelled: 1,
+      pictures: [
+        {
+          name: 'a.jpg',
+          address: 'pics/a.jpg',
+          status: 'submitted',
+          sha256: SHA,
+          width: 400,
+          height: 300
+        },
+        {
+          name: 'b.jpg',
+          address: 'pics/b.jpg',
+          status: 'new',
+          record: { image: 'pics/b.jpg', marks: [{ id: 1 }, { id: 2 }] }
+        }
+      ]
+    };
+    const text = await read([{ id: 'c6', cell_type: 'code', source: 's', outputs: [output] }]);
+    expect(text).toContain('a VisionSet of 2 pictures, 1 submitted, showing number 1');
+    expect(text).toContain('      pics/a.jpg (submitted)');
+    expect(text).toContain('      pics/b.jpg (new, 2 marks, not read by the kernel yet)');
   });
 
   it('reports a bundle whose marks lie outside the picture instead of listing them', async () => {

@@ -10,6 +10,7 @@ import { Signal, type ISignal } from '@lumino/signaling';
 import { bytesToBase64 } from '../chat/figure-client';
 import type { LiveVisionWidget, LiveVisionWidgets } from '../tools/host';
 import type { VisionRecord } from '../tools/vision';
+import { watchKernel, type GoneReason } from './kernel-link';
 
 /** The widget module the Python side names (`_model_module`). */
 export const WIDGET_MODULE = 'jupyterlab-figure-chat';
@@ -127,15 +128,22 @@ function askKernel(
 async function askPicture(
   model: DOMWidgetModel,
   request: number,
-  signal: AbortSignal
+  signal: AbortSignal,
+  address: string | undefined
 ): Promise<string> {
-  const { buffers } = await askKernel(model, {
-    message: { method: 'picture', request },
+  const { answer, buffers } = await askKernel(model, {
+    // A set's picture other than the one shown is named by its address.
+    message: { method: 'picture', request, ...(address === undefined ? {} : { address }) },
     event: 'picture',
     request,
     signal,
     closed: () => new WidgetPictureError('The Vision widget closed (its kernel stopped).')
   });
+  if (typeof answer.problem === 'string' && answer.problem) {
+    throw new WidgetPictureError(
+      `The kernel sent no picture: ${answer.problem.slice(0, MAX_PROBLEM_LENGTH)}`
+    );
+  }
   const bytes = Array.isArray(buffers) ? bytesOf(buffers[0]) : null;
   if (!bytes || !bytes.byteLength) {
     throw new WidgetPictureError('The kernel sent no picture bytes for this Vision widget.');
@@ -155,12 +163,14 @@ async function writeRecord(
   record: VisionRecord,
   base: unknown,
   signal: AbortSignal,
-  timeoutMs: number
+  timeoutMs: number,
+  address: string | undefined
 ): Promise<void> {
   const { answer } = await askKernel(model, {
     message: {
       method: 'write',
       request,
+      ...(address === undefined ? {} : { address }),
       // The kernel ignores the write after the deadline, so giving up at the timeout is final.
       deadline: Date.now() + timeoutMs,
       base: toJson(base),
@@ -193,12 +203,27 @@ async function writeRecord(
   await model.state_change.catch(() => undefined);
 }
 
+/** The model event fired when a model's kernel is out of reach (its argument: the reason). */
+export const GONE_EVENT = 'figure-chat:gone';
+
+/** A model whose kernel went away: why, and the record its views last held. */
+export interface GoneModel {
+  readonly reason: GoneReason;
+  /** The model's `_record` then (untrusted): what the person saw, saved or not. */
+  readonly record: unknown;
+}
+
 /** Live Vision models; owned by the kernel-bridge plugin. */
 export class LiveVisionModels implements LiveVisionWidgets {
   private readonly _models = new Map<string, DOMWidgetModel>();
+  /** Models whose kernel went away, by id: kept for the notice their saved output shows. */
+  private readonly _gone = new Map<string, GoneModel>();
   private readonly _changed = new Signal<this, string>(this);
-  /** The picture bytes per model, fetched once. */
-  private readonly _pictures = new WeakMap<DOMWidgetModel, Promise<string>>();
+  /**
+   * The picture bytes per model and picture, fetched once. Per picture, not per model: a set's
+   * shown picture changes on Next, and the chat names any picture of it by address.
+   */
+  private readonly _pictures = new WeakMap<DOMWidgetModel, Map<string, Promise<string>>>();
   private _requests = 0;
 
   /** Emits a model id when its model arrives or goes away. */
@@ -206,8 +231,14 @@ export class LiveVisionModels implements LiveVisionWidgets {
     return this._changed;
   }
 
+  /** The model with this id while it can reach its kernel. */
   get(id: string): DOMWidgetModel | undefined {
     return this._models.get(id);
+  }
+
+  /** Why the model with this id lost its kernel, if it was live in this page and did. */
+  gone(id: string): GoneModel | undefined {
+    return this._gone.get(id);
   }
 
   /** The model as the chat's vision tools share it. */
@@ -218,39 +249,63 @@ export class LiveVisionModels implements LiveVisionWidgets {
     }
     return {
       record: () => model.get('_record') as unknown,
-      write: (record, base, signal) =>
-        // The kernel checks it again (`check-record`) before `v.marks` takes it.
+      write: (record, base, signal, address) =>
+        // The kernel checks it again (`check-record`) before `v.marks` takes it; the classes go
+        // with the marks, or it would refuse every labelled one.
         writeRecord(
           model,
           ++this._requests,
-          { image: record.image, marks: record.marks, lastId: record.lastId },
+          {
+            image: record.image,
+            ...(record.classes ? { classes: record.classes } : {}),
+            marks: record.marks,
+            lastId: record.lastId
+          },
           base,
           signal,
-          WRITE_TIMEOUT_MS
+          WRITE_TIMEOUT_MS,
+          address
         ),
-      pictureData: signal => {
-        let bytes = this._pictures.get(model);
+      pictureData: (signal, address) => {
+        let cache = this._pictures.get(model);
+        if (!cache) {
+          cache = new Map();
+          this._pictures.set(model, cache);
+        }
+        const key = address ?? `shown:${String(model.get('_address'))}`;
+        let bytes = cache.get(key);
         if (!bytes) {
-          bytes = askPicture(model, ++this._requests, signal);
+          const asked = askPicture(model, ++this._requests, signal, address);
           // A failed or cancelled request is asked again next time.
-          bytes.catch(() => this._pictures.delete(model));
-          this._pictures.set(model, bytes);
+          asked.catch(() => cache.delete(key));
+          cache.set(key, asked);
+          bytes = asked;
         }
         return bytes;
       }
     };
   }
 
-  /** Track a model until its comm closes (kernel restarted or shut down, widget closed). */
+  /**
+   * Track a model while it can reach its kernel. Once it cannot (restart, shut down, comm closed)
+   * it is dropped at once, so its outputs switch to the saved picture and no view of it takes an
+   * edit that would reach no kernel.
+   */
   add(model: DOMWidgetModel): void {
     const id = model.model_id;
     this._models.set(id, model);
-    model.once('comm:close destroy', () => {
-      if (this._models.get(id) === model) {
-        this._models.delete(id);
-        this._changed.emit(id);
+    this._gone.delete(id);
+    watchKernel(model, reason => {
+      if (this._models.get(id) !== model) {
+        return;
       }
+      this._models.delete(id);
+      this._gone.set(id, { reason, record: model.get('_record') as unknown });
+      model.trigger(GONE_EVENT, reason);
+      this._changed.emit(id);
     });
-    this._changed.emit(id);
+    if (this._models.get(id) === model) {
+      this._changed.emit(id);
+    }
   }
 }

@@ -12,9 +12,11 @@
  */
 import { MimeModel, type IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
-import { Panel, type Widget } from '@lumino/widgets';
+import { Panel, Widget } from '@lumino/widgets';
 
+import { goneNotice, unsavedMarks } from './gone-notice';
 import type { LiveVisionModels } from './live-models';
 
 /** The output entry naming a live Vision widget model. */
@@ -43,7 +45,8 @@ export class LiveOutputRenderer extends Panel implements IRenderMime.IRenderer {
   constructor(
     private readonly _options: IRenderMime.IRendererOptions,
     private readonly _live: LiveVisionModels,
-    private readonly _rendermime: IRenderMimeRegistry
+    private readonly _rendermime: IRenderMimeRegistry,
+    private readonly _trans: TranslationBundle
   ) {
     super();
     this.addClass('jp-FigureChat-liveOutput');
@@ -99,12 +102,25 @@ export class LiveOutputRenderer extends Panel implements IRenderMime.IRenderer {
       renderer.dispose();
       return;
     }
-    this._show(renderer, { kind: 'saved' });
+    // A model this page had live whose kernel went away: say why it is not editable, and whether
+    // the person's last edits are in what is shown.
+    const gone = this._live.gone(modelIdOf(model.data));
+    const notice = gone
+      ? new Widget({ node: goneNotice(gone, unsavedMarks(model.data, gone), this._trans) })
+      : null;
+    this._show(renderer, { kind: 'saved' }, notice);
   }
 
-  private _show(widget: Widget, shown: { kind: 'live'; id: string } | { kind: 'saved' }): void {
+  private _show(
+    widget: Widget,
+    shown: { kind: 'live'; id: string } | { kind: 'saved' },
+    notice: Widget | null = null
+  ): void {
     for (const child of [...this.widgets]) {
       child.dispose();
+    }
+    if (notice) {
+      this.addWidget(notice);
     }
     this.addWidget(widget);
     this._shown = shown;

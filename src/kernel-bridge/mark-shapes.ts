@@ -3,7 +3,7 @@
  * `viewBox` is the picture's size). `unit` is original pixels per screen pixel, so strokes and
  * labels keep their on-screen size however far the preview is scaled down.
  */
-import { PALETTE_HEX, type Mark, type VisionRecord } from '../tools/vision';
+import { markBounds, PALETTE_HEX, type Mark, type VisionRecord } from '../tools/vision';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -35,6 +35,12 @@ export function movedAddress(
   if (mark.kind === 'point') {
     return `${clamp(mark.x + dx, 0, width - 1)},${clamp(mark.y + dy, 0, height - 1)}`;
   }
+  if (mark.kind === 'polygon') {
+    const b = markBounds(mark);
+    const px = clamp(dx, -b.x0, width - b.x1);
+    const py = clamp(dy, -b.y0, height - b.y1);
+    return mark.points.map(([x, y]) => `${x + px},${y + py}`).join(',');
+  }
   const sx = clamp(dx, -mark.x0, width - mark.x1);
   const sy = clamp(dy, -mark.y0, height - mark.y1);
   return `${mark.x0 + sx},${mark.y0 + sy},${mark.x1 + sx},${mark.y1 + sy}`;
@@ -53,28 +59,37 @@ export function markElements(
       'data-mark': mark.id,
       tabindex: 0,
       role: 'button',
-      'aria-label': `#${mark.id} ${mark.kind} ${mark.caption}`.trim(),
+      'aria-label': `#${mark.id} ${mark.kind} ${mark.label ?? ''} ${mark.caption}`
+        .replace(/\s+/g, ' ')
+        .trim(),
+      ...(mark.label === undefined ? {} : { 'data-label': mark.label }),
       class: `jp-FigureChat-visionMark${isSelected ? ' jp-mod-selected' : ''}`
     });
     const stroke = { stroke: colour, 'stroke-width': (isSelected ? 4 : 2) * unit };
+    const bounds = markBounds(mark);
     const shape =
       mark.kind === 'point'
         ? svgElement('circle', { cx: mark.x + 0.5, cy: mark.y + 0.5, r: mark.r, ...stroke })
-        : svgElement('rect', {
-            x: mark.x0,
-            y: mark.y0,
-            width: mark.x1 - mark.x0,
-            height: mark.y1 - mark.y0,
-            ...stroke
-          });
+        : mark.kind === 'polygon'
+          ? svgElement('polygon', {
+              points: mark.points.map(p => p.join(',')).join(' '),
+              ...stroke
+            })
+          : svgElement('rect', {
+              x: mark.x0,
+              y: mark.y0,
+              width: mark.x1 - mark.x0,
+              height: mark.y1 - mark.y0,
+              ...stroke
+            });
     const label = svgElement('text', {
-      x: mark.kind === 'point' ? mark.x + mark.r + 2 * unit : mark.x0 + 2 * unit,
-      y: mark.kind === 'point' ? mark.y : mark.y0 - 3 * unit,
+      x: mark.kind === 'point' ? mark.x + mark.r + 2 * unit : bounds.x0 + 2 * unit,
+      y: mark.kind === 'point' ? mark.y : bounds.y0 - 3 * unit,
       fill: colour,
       'font-size': 13 * unit,
       'stroke-width': 3 * unit
     });
-    label.textContent = `${mark.id}${mark.caption ? ` ${mark.caption}` : ''}`;
+    label.textContent = [String(mark.id), mark.label, mark.caption].filter(Boolean).join(' ');
     group.append(shape, label);
     return group;
   });

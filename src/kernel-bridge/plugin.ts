@@ -35,7 +35,7 @@ export const kernelBridgePlugin: JupyterFrontEndPlugin<ILiveVisionWidgets> = {
         // live model exists only when this page's kernel made it.
         safe: true,
         mimeTypes: [LIVE_MIME],
-        createRenderer: options => new LiveOutputRenderer(options, live, rendermime)
+        createRenderer: options => new LiveOutputRenderer(options, live, rendermime, trans)
       },
       LIVE_OUTPUT_RANK
     );

@@ -1,29 +1,33 @@
 /**
  * The mark editor of the Vision widget: the downscaled preview as an `<img>`
- * (vision-editor-preview.ts), a toolbar (vision-editor-toolbar.ts), and the marks as an SVG over it in original-pixel coordinates (`viewBox` = the picture's size), so no drag needs a
- * server round trip and every coordinate the person sees is the one the record stores.
+ * (vision-editor-preview.ts), a toolbar (vision-editor-toolbar.ts), and the marks as an SVG over
+ * it in original-pixel coordinates (`viewBox` = the picture's size), so no drag needs a server
+ * round trip and every coordinate the person sees is the one the record stores.
  *
  * Every change goes through the tools' own `applyMarkArgs`/`applyUpdateArgs`, so a mark made by a
- * click is the mark `vision_mark` would have made (numbering, default radius, bounds).
+ * click is the mark `vision_mark` would have made (numbering, default radius, bounds); a box is
+ * resized by its handles (vision-editor-resize.ts), keys are in vision-editor-keys.ts, and undo
+ * and redo are the editor's own (vision-editor-history.ts).
  */
 import {
   applyMarkArgs,
   applyUpdateArgs,
   VisionError,
   type Colour,
-  type Mark,
   type MarkArg,
   type UpdateOp,
   type VisionRecord
 } from '../tools/vision';
-import { clamp, markElements, movedAddress, svgElement } from './mark-shapes';
+import { markElements, svgElement } from './mark-shapes';
+import { sameMarks } from './same-record';
+import { EditHistory } from './vision-editor-history';
+import { keyAction, runKey, type KeyTarget } from './vision-editor-keys';
 import { PreviewImage, shownWidth } from './vision-editor-preview';
+import { markIdOf, PointerGestures } from './vision-editor-pointer';
+import { handleElements } from './vision-editor-resize';
 import { VisionToolbar, type VisionEditorLabels } from './vision-editor-toolbar';
 
 export type { VisionEditorLabels } from './vision-editor-toolbar';
-
-/** Screen pixels a pointer must travel before a press becomes a drag (a box or a move). */
-const DRAG_THRESHOLD = 4;
 
 /** What the editor needs from its host (the widget view). */
 export interface VisionEditorOptions {
@@ -33,28 +37,43 @@ export interface VisionEditorOptions {
   readonly previewUrl?: string;
   /** A new record made by the person; the host sends it to the kernel. */
   onChange(record: VisionRecord): void;
+  /**
+   * A picture set's key with no mark selected (← →: previous, next; Enter: submit); true when
+   * the host took it (it shows a set).
+   */
+  onSetKey?(action: 'prev' | 'next' | 'submit'): boolean;
+  /** The class chosen for new marks (index into the record's classes); kept by the host. */
+  readonly classIndex?: number;
+  /** The person chose another class (so a set's next picture starts with it). */
+  onClass?(index: number): void;
   /** Translated UI strings. */
   readonly labels: VisionEditorLabels;
 }
-
-type Gesture =
-  | { kind: 'draw'; x: number; y: number; clientX: number; clientY: number; dragging: boolean }
-  | { kind: 'move'; mark: Mark; x: number; y: number; clientX: number; clientY: number };
 
 /** The editor: a DOM node, a record to show, and the person's edits reported as new records. */
 export class VisionEditor {
   readonly node: HTMLDivElement;
   private readonly _svg: SVGSVGElement;
+  private readonly _stage: HTMLDivElement;
   private readonly _marks: SVGGElement;
+  private readonly _handles: SVGGElement;
   private readonly _draft: SVGRectElement;
+  private readonly _polygonDraft: SVGPolylineElement;
+  private _polygonMode = false;
+  private _classIndex: number;
+  private readonly _history = new EditHistory();
+  /** Why edits are refused (the kernel is out of reach), or null while they are taken. */
+  private _gone: string | null = null;
   private readonly _toolbar: VisionToolbar;
   private readonly _preview: PreviewImage;
   private _record: VisionRecord;
   private _selected: number | null = null;
-  private _gesture: Gesture | null = null;
+  private readonly _gestures: PointerGestures;
+  private readonly _keyTarget: KeyTarget;
 
   constructor(private readonly _options: VisionEditorOptions) {
     const { width, height, labels } = _options;
+    this._classIndex = _options.classIndex ?? 0;
     this._record = { image: '', marks: [], lastId: 0 };
     this.node = document.createElement('div');
     this.node.className = 'jp-FigureChat-visionEditor';
@@ -72,10 +91,20 @@ export class VisionEditor {
           this._update({ mark: this._selected, colour });
         }
       },
-      remove: () => this._removeSelected()
+      remove: () => this._removeSelected(),
+      polygon: () => this._setPolygonMode(!this._polygonMode),
+      pickClass: index => this._pickClass(index),
+      undo: () => this._undoRedo('undo'),
+      redo: () => this._undoRedo('redo'),
+      display: (brightness, contrast) => {
+        // Display only: a CSS filter on the picture, never a change to the record.
+        this._stage.style.setProperty('--jp-figure-chat-brightness', String(brightness));
+        this._stage.style.setProperty('--jp-figure-chat-contrast', String(contrast));
+      }
     });
 
     const stage = document.createElement('div');
+    this._stage = stage;
     stage.className = 'jp-FigureChat-visionStage';
     stage.style.width = `${shownWidth(width, height)}px`;
     this._preview = new PreviewImage(width, height);
@@ -91,18 +120,68 @@ export class VisionEditor {
     });
     this._svg.classList.add('jp-FigureChat-visionMarks');
     this._marks = svgElement('g', {});
+    this._handles = svgElement('g', {});
     this._draft = svgElement('rect', { class: 'jp-FigureChat-visionDraft', visibility: 'hidden' });
-    this._svg.append(this._marks, this._draft);
+    this._polygonDraft = svgElement('polyline', {
+      class: 'jp-FigureChat-visionDraft',
+      visibility: 'hidden'
+    });
+    this._svg.append(this._marks, this._handles, this._draft, this._polygonDraft);
     stage.append(this._preview.node, this._svg);
     this.node.append(this._toolbar.node, stage);
 
+    this._gestures = new PointerGestures({
+      svg: this._svg,
+      draft: this._draft,
+      polygonDraft: this._polygonDraft,
+      polygonMode: () => this._polygonMode,
+      size: _options,
+      record: () => this._record,
+      selected: () => this._selected,
+      select: id => this._select(id),
+      preview: op => {
+        const preview = this._tryUpdate(this._record, op);
+        if (preview) {
+          this._draw(preview);
+        }
+      },
+      redraw: () => this._draw(this._record),
+      add: mark => this._add(mark),
+      update: op => this._update(op)
+    });
+    this._keyTarget = {
+      selected: () => this._record.marks.find(mark => mark.id === this._selected),
+      size: _options,
+      polygon: this._gestures,
+      setKey: action => this._options.onSetKey?.(action) ?? false,
+      undoRedo: which => this._undoRedo(which),
+      deselect: () => this._select(null),
+      classCount: () => this._record.classes?.length ?? 0,
+      pickClass: index => this._pickClass(index),
+      removeSelected: () => this._removeSelected(),
+      editCaption: () => this._toolbar.caption.focus(),
+      update: op => this._update(op)
+    };
     this._svg.addEventListener('pointerdown', this);
     this._svg.addEventListener('pointermove', this);
     this._svg.addEventListener('pointerup', this);
     this._svg.addEventListener('pointercancel', this);
-    this._svg.addEventListener('keydown', this);
     this._svg.addEventListener('focusin', this);
+    this._svg.addEventListener('focusout', this);
     this._syncToolbar();
+  }
+
+  /**
+   * Refuse every edit from now on and say why (the kernel restarted, shut down, or closed the
+   * widget): an edit made now would reach no kernel and be lost.
+   */
+  setGone(text: string): void {
+    this._gone = text;
+    this._gestures.cancel();
+    this.node.classList.add('jp-mod-gone');
+    this._toolbar.disable();
+    this.setProblem(text);
+    window.removeEventListener('keydown', this._onWindowKey, true);
   }
 
   /**
@@ -118,13 +197,21 @@ export class VisionEditor {
     return this._record;
   }
 
-  /** Show a record (from the kernel, or the person's own edit). */
+  /** Show a record from the kernel: a change made elsewhere ends what undo could restore. */
   setRecord(record: VisionRecord): void {
+    if (!sameMarks(record, this._record)) {
+      this._history.clear();
+    }
+    this._show(record);
+  }
+
+  private _show(record: VisionRecord): void {
     this._record = record;
     if (this._selected !== null && !record.marks.some(mark => mark.id === this._selected)) {
       this._selected = null;
     }
     this._draw(record);
+    this._toolbar.classes.show(record.classes, this._classIndex);
     this._syncToolbar();
   }
 
@@ -135,160 +222,90 @@ export class VisionEditor {
 
   /** DOM events, one listener object (removed with the node). */
   handleEvent(event: Event): void {
+    if (this._gone !== null) {
+      return;
+    }
     switch (event.type) {
       case 'pointerdown':
-        this._onPointerDown(event as PointerEvent);
+        this._gestures.down(event as PointerEvent);
         break;
       case 'pointermove':
-        this._onPointerMove(event as PointerEvent);
+        this._gestures.move(event as PointerEvent);
         break;
       case 'pointerup':
-        this._onPointerUp(event as PointerEvent);
+        this._gestures.up(event as PointerEvent);
         break;
       case 'pointercancel':
-        this._gesture = null;
-        this._draft.setAttribute('visibility', 'hidden');
+        this._gestures.cancel();
         this._draw(this._record);
         break;
-      case 'keydown':
-        this._onKeyDown(event as KeyboardEvent);
-        break;
       case 'focusin': {
-        const id = this._markIdOf(event.target);
+        // Keys are taken on the window, before JupyterLab's shortcuts (on the document) see them.
+        window.addEventListener('keydown', this._onWindowKey, true);
+        const id = markIdOf(event.target);
         if (id !== null && id !== this._selected) {
           this._select(id);
+        }
+        break;
+      }
+      case 'focusout': {
+        const next = (event as FocusEvent).relatedTarget;
+        if (!(next instanceof Node && this._svg.contains(next))) {
+          window.removeEventListener('keydown', this._onWindowKey, true);
         }
         break;
       }
     }
   }
 
-  /** Original-pixel coordinates of a pointer event, rounded and kept inside the picture. */
-  private _pictureXY(event: { clientX: number; clientY: number }): { x: number; y: number } {
-    const box = this._svg.getBoundingClientRect();
-    const { width, height } = this._options;
-    const x = ((event.clientX - box.left) / Math.max(1, box.width)) * width;
-    const y = ((event.clientY - box.top) / Math.max(1, box.height)) * height;
-    return { x: clamp(Math.floor(x), 0, width - 1), y: clamp(Math.floor(y), 0, height - 1) };
-  }
-
-  private _markIdOf(target: EventTarget | null): number | null {
-    const group = target instanceof Element ? target.closest('[data-mark]') : null;
-    const id = Number(group?.getAttribute('data-mark'));
-    return Number.isInteger(id) && id > 0 ? id : null;
-  }
-
-  private _onPointerDown(event: PointerEvent): void {
-    if (event.button !== 0) {
+  /**
+   * A key pressed while the picture (or a mark) has focus. JupyterLab matches its shortcuts in the
+   * document's capture phase, so the editor listens on the window, earlier, and stops only the
+   * keys it uses; the notebook never sees them (no cell moves, no notebook undo).
+   */
+  private readonly _onWindowKey = (event: KeyboardEvent): void => {
+    if (!(event.target instanceof Node) || !this._svg.contains(event.target)) {
       return;
     }
-    event.preventDefault();
-    this._svg.focus();
-    this._svg.setPointerCapture(event.pointerId);
-    const { x, y } = this._pictureXY(event);
-    const id = this._markIdOf(event.target);
-    const mark = this._record.marks.find(candidate => candidate.id === id);
-    if (mark) {
-      this._select(mark.id);
-      this._gesture = { kind: 'move', mark, x, y, clientX: event.clientX, clientY: event.clientY };
-    } else {
-      this._gesture = {
-        kind: 'draw',
-        x,
-        y,
-        clientX: event.clientX,
-        clientY: event.clientY,
-        dragging: false
-      };
+    const action = keyAction(event);
+    if (action && runKey(action, this._keyTarget)) {
+      event.preventDefault();
+      event.stopPropagation();
     }
-  }
+  };
 
-  private _onPointerMove(event: PointerEvent): void {
-    const gesture = this._gesture;
-    if (!gesture) {
+  /** Choose the class of new marks; the selected mark takes it too. */
+  private _pickClass(index: number): void {
+    const name = this._record.classes?.[index];
+    if (name === undefined) {
       return;
     }
-    const { x, y } = this._pictureXY(event);
-    const far =
-      Math.hypot(event.clientX - gesture.clientX, event.clientY - gesture.clientY) >=
-      DRAG_THRESHOLD;
-    if (gesture.kind === 'draw') {
-      gesture.dragging ||= far;
-      if (gesture.dragging) {
-        this._draft.setAttribute('x', String(Math.min(x, gesture.x)));
-        this._draft.setAttribute('y', String(Math.min(y, gesture.y)));
-        this._draft.setAttribute('width', String(Math.abs(x - gesture.x)));
-        this._draft.setAttribute('height', String(Math.abs(y - gesture.y)));
-        this._draft.setAttribute('visibility', 'visible');
-      }
-    } else if (far || x !== gesture.x || y !== gesture.y) {
-      // Drawn locally while dragging; the kernel hears only the drop.
-      const preview = this._tryUpdate(this._record, {
-        mark: gesture.mark.id,
-        at: this._movedAt(gesture, x, y)
-      });
-      if (preview) {
-        this._draw(preview);
-      }
-    }
-  }
-
-  private _onPointerUp(event: PointerEvent): void {
-    const gesture = this._gesture;
-    this._gesture = null;
-    this._draft.setAttribute('visibility', 'hidden');
-    if (!gesture) {
-      return;
-    }
-    const { x, y } = this._pictureXY(event);
-    if (gesture.kind === 'move') {
-      if (x !== gesture.x || y !== gesture.y) {
-        this._update({ mark: gesture.mark.id, at: this._movedAt(gesture, x, y) });
-      } else {
-        this._draw(this._record);
-      }
-      return;
-    }
-    const x0 = Math.min(x, gesture.x);
-    const y0 = Math.min(y, gesture.y);
-    // Box edges lie between pixels: the box covers the pixels from the press to the release.
-    const x1 = Math.max(x, gesture.x) + 1;
-    const y1 = Math.max(y, gesture.y) + 1;
-    if (gesture.dragging && x1 - x0 > 1 && y1 - y0 > 1) {
-      this._add({ at: `${x0},${y0},${x1},${y1}` });
-    } else {
-      this._add({ at: `${gesture.x},${gesture.y}` });
-    }
-  }
-
-  private _movedAt(gesture: Gesture & { kind: 'move' }, x: number, y: number): string {
-    const { width, height } = this._options;
-    return movedAddress(gesture.mark, x - gesture.x, y - gesture.y, width, height);
-  }
-
-  private _onKeyDown(event: KeyboardEvent): void {
+    this._classIndex = index;
+    this._options.onClass?.(index);
+    this._toolbar.classes.show(this._record.classes, index);
     const selected = this._record.marks.find(mark => mark.id === this._selected);
-    const step = event.shiftKey ? 10 : 1;
-    const moves: Record<string, [number, number]> = {
-      ArrowLeft: [-step, 0],
-      ArrowRight: [step, 0],
-      ArrowUp: [0, -step],
-      ArrowDown: [0, step]
-    };
-    if ((event.key === 'Delete' || event.key === 'Backspace') && selected) {
-      event.preventDefault();
-      this._removeSelected();
-    } else if (event.key in moves && selected) {
-      event.preventDefault();
-      const [dx, dy] = moves[event.key];
-      const { width, height } = this._options;
-      this._update({ mark: selected.id, at: movedAddress(selected, dx, dy, width, height) });
-    } else if (event.key === 'Escape') {
-      this._select(null);
-    } else if (event.key === 'Enter' && selected) {
-      event.preventDefault();
-      this._toolbar.caption.focus();
+    if (selected && selected.label !== name) {
+      this._update({ mark: selected.id, label: name });
     }
+  }
+
+  private _setPolygonMode(on: boolean): void {
+    this._polygonMode = on;
+    this._gestures.cancelPolygon();
+    this._toolbar.showPolygonMode(on);
+    this._svg.classList.toggle('jp-mod-polygon', on);
+    this._svg.focus();
+  }
+
+  private _undoRedo(which: 'undo' | 'redo'): void {
+    const record =
+      which === 'undo' ? this._history.undo(this._record) : this._history.redo(this._record);
+    if (!record) {
+      return;
+    }
+    this.setProblem('');
+    this._show(record);
+    this._options.onChange(record);
   }
 
   private _addAtCentre(kind: 'point' | 'box'): void {
@@ -305,12 +322,13 @@ export class VisionEditor {
 
   private _add(mark: Omit<MarkArg, 'colour'>): void {
     try {
-      const colour = this._toolbar.colour.value as Colour;
-      const { record, added } = applyMarkArgs(
-        this._record,
-        { marks: [{ ...mark, colour }] },
-        this._options
-      );
+      // With a class list, a new mark gets the chosen class (and so its class's colour).
+      const label = this._record.classes?.[this._toolbar.classes.current];
+      const arg: MarkArg =
+        label === undefined
+          ? { ...mark, colour: this._toolbar.colour.value as Colour }
+          : { ...mark, label };
+      const { record, added } = applyMarkArgs(this._record, { marks: [arg] }, this._options);
       this._selected = added[0]?.id ?? null;
       this._commit(record);
     } catch (error) {
@@ -351,8 +369,12 @@ export class VisionEditor {
   }
 
   private _commit(record: VisionRecord): void {
+    if (this._gone !== null) {
+      return;
+    }
+    this._history.edited(this._record);
     this.setProblem('');
-    this.setRecord(record);
+    this._show(record);
     this._options.onChange(record);
   }
 
@@ -363,7 +385,11 @@ export class VisionEditor {
   }
 
   private _syncToolbar(): void {
+    if (this._gone !== null) {
+      return;
+    }
     this._toolbar.showSelected(this._record.marks.find(mark => mark.id === this._selected));
+    this._toolbar.showHistory(this._history.canUndo, this._history.canRedo);
   }
 
   /** Draw every mark; label sizes follow the shown size so numbers stay readable when scaled. */
@@ -377,7 +403,12 @@ export class VisionEditor {
     const unit = this._options.width / shown;
     const groups = markElements(record, this._selected, unit);
     this._marks.replaceChildren(...groups);
+    const selected = record.marks.find(mark => mark.id === this._selected);
+    this._handles.replaceChildren(
+      ...(selected?.kind === 'box' && this._gone === null ? handleElements(selected, unit) : [])
+    );
     this._draft.setAttribute('stroke-width', String(2 * unit));
+    this._polygonDraft.setAttribute('stroke-width', String(2 * unit));
     // Keep keyboard focus on the selected mark after a redraw replaced its element.
     if (markHadFocus && this._selected !== null) {
       this._marks.querySelector<SVGGElement>(`[data-mark="${this._selected}"]`)?.focus();

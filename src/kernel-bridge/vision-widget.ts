@@ -15,8 +15,12 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 
 import { bytesToBase64 } from '../tools/figure-client';
 import { validateRecord, type VisionRecord } from '../tools/vision';
-import type { LiveVisionModels } from './live-models';
+import { goneText } from './gone-notice';
+import type { GoneReason } from './kernel-link';
+import { GONE_EVENT, type LiveVisionModels } from './live-models';
 import { VisionEditor } from './vision-editor';
+import { editorLabels } from './vision-editor-labels';
+import { readSetState, SetBar, type SetAction } from './vision-set-bar';
 
 import { WIDGET_MODULE, WIDGET_MODULE_VERSION } from './live-models';
 
@@ -74,6 +78,7 @@ export function visionWidgetClasses(
       super.initialize(...args);
       this.on('msg:custom', this._onCustom, this);
       this.on('change:_preview_pending', this._onPendingChanged, this);
+      this.on('change:_address', this._onPictureChanged, this);
       live.add(this);
     }
 
@@ -100,11 +105,37 @@ export function visionWidgetClasses(
       }
     }
 
+    /** A picture set moved to another picture: its preview is on its way from the kernel. */
+    private _onPictureChanged(): void {
+      this.preview = null;
+      this._previewWidth = 0;
+      this._asked = false;
+    }
+
     private _onCustom(content: unknown, buffers: unknown): void {
       const message = (content ?? {}) as Record<string, unknown>;
+      if (message.event !== 'preview') {
+        return;
+      }
+      const address = typeof message.address === 'string' ? message.address : null;
+      if (address !== null && address !== this.get('_address')) {
+        // Custom messages are handled at once, state updates a promise later: the new picture's
+        // address may still be on its way. Check again once it has been applied; a preview of a
+        // picture the set has moved away from is dropped.
+        void this.state_change.then(() => {
+          if (address === this.get('_address')) {
+            this._takePreview(message, buffers);
+          }
+        });
+        return;
+      }
+      this._takePreview(message, buffers);
+    }
+
+    private _takePreview(message: Record<string, unknown>, buffers: unknown): void {
       // A quick preview comes first, then a sharper one; never go back to a smaller one.
       const width = positiveInt(message.width);
-      if (message.event !== 'preview' || (this.preview && width <= this._previewWidth)) {
+      if (this.preview && width <= this._previewWidth) {
         return;
       }
       const mime = typeof message.mime === 'string' ? message.mime : '';
@@ -120,11 +151,30 @@ export function visionWidgetClasses(
 
   class FigureChatVisionView extends DOMWidgetView {
     private _editor: VisionEditor | null = null;
+    private _setBar: SetBar | null = null;
+    /** The class chosen for new marks, kept when a set moves to another picture. */
+    private _classIndex = 0;
 
     render(): void {
       this.el.classList.add('jp-FigureChat-vision');
       const model = this.model as FigureChatVisionModel;
+      this._setBar = new SetBar(trans, action => this._setAction(action));
+      this._setBar.show(readSetState(model.get('_set')));
       this.listenTo(model, PREVIEW_EVENT, this._onPreview);
+      this.listenTo(model, 'change:_record', this._showRecord);
+      this.listenTo(model, 'change:_set', () =>
+        this._setBar?.show(readSetState(model.get('_set')))
+      );
+      this.listenTo(model, 'change', () => {
+        // A picture set moved on: a new picture, maybe of another size, in a new editor.
+        if (['_address', '_width', '_height'].some(key => model.hasChanged(key))) {
+          this._showEditor();
+        }
+      });
+      this.listenTo(model, 'change:_problem', () =>
+        this._editor?.setProblem(String(model.get('_problem') ?? ''))
+      );
+      this.listenTo(model, GONE_EVENT, this._onGone);
       // The editor (toolbar, marks, the picture's room) is laid out before the preview comes, so
       // its arrival only puts a decoded image in place: nothing else is left for the first paint.
       this._showEditor();
@@ -144,40 +194,63 @@ export function visionWidgetClasses(
       }
     }
 
+    /** Prev / Next / Skip / Submit: the kernel moves the set and sends the new picture. */
+    private _setAction(action: SetAction): boolean {
+      if (live.gone(this.model.model_id) || !readSetState(this.model.get('_set'))) {
+        return false;
+      }
+      this.model.send({ method: 'set', action }, {});
+      return true;
+    }
+
     private _showEditor(): void {
       const size = {
         width: positiveInt(this.model.get('_width')),
         height: positiveInt(this.model.get('_height'))
       };
       this.el.textContent = '';
+      this._editor = null;
+      if (this._setBar) {
+        this.el.appendChild(this._setBar.node);
+      }
       if (!size.width || !size.height) {
-        this.el.textContent = trans.__('This Vision widget has no picture.');
+        this.el.appendChild(
+          document.createTextNode(trans.__('This Vision widget has no picture.'))
+        );
         return;
       }
       this._editor = new VisionEditor({
         ...size,
-        labels: {
-          addPoint: trans.__('Add point'),
-          addBox: trans.__('Add box'),
-          caption: trans.__('Caption'),
-          captionOfSelected: trans.__('Caption of the selected mark'),
-          colour: trans.__('Colour of the selected mark, or of new marks'),
-          remove: trans.__('Delete mark'),
-          picture: trans.__(
-            'Picture marks: click to add a point, drag to draw a box, drag a mark to move it, Tab to select marks, arrows to move, Delete to remove'
-          )
-        },
+        labels: editorLabels(trans),
         onChange: record => {
+          // An edit that cannot reach a kernel is never taken (the editor refuses it too).
+          if (live.gone(this.model.model_id)) {
+            return;
+          }
           this.model.set('_record', record);
           this.touch();
-        }
+        },
+        onSetKey: action => this._setAction(action),
+        classIndex: this._classIndex,
+        onClass: index => (this._classIndex = index)
       });
       this.el.appendChild(this._editor.node);
       this._showRecord();
-      this.listenTo(this.model, 'change:_record', this._showRecord);
-      this.listenTo(this.model, 'change:_problem', () =>
-        this._editor?.setProblem(String(this.model.get('_problem') ?? ''))
-      );
+      const problem = String(this.model.get('_problem') ?? '');
+      if (problem) {
+        this._editor.setProblem(problem);
+      }
+      const gone = live.gone(this.model.model_id);
+      if (gone) {
+        this._onGone(gone.reason);
+      }
+      this._onPreview();
+    }
+
+    /** The kernel is out of reach: no more edits, and say so (the output shows the saved one). */
+    private _onGone(reason: GoneReason): void {
+      this._editor?.setGone(goneText(reason, trans));
+      this._setBar?.disable();
     }
 
     remove(): void {

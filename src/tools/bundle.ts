@@ -61,6 +61,13 @@ const BundleMark = z.discriminatedUnion('kind', [
     y1: z.number().int(),
     caption: z.string().max(2000),
     colour: z.string().max(20)
+  }),
+  z.looseObject({
+    id: z.number().int().positive(),
+    kind: z.literal('polygon'),
+    points: z.array(z.tuple([z.number().int(), z.number().int()])).max(1000),
+    caption: z.string().max(2000),
+    colour: z.string().max(20)
   })
 ]);
 
@@ -91,6 +98,35 @@ export const FigureBundle = z.looseObject({
 });
 export type FigureBundle = z.infer<typeof FigureBundle>;
 
+/** Most pictures a set's bundle lists (Python's `MAX_SET_PICTURES`). */
+export const MAX_BUNDLE_SET_PICTURES = 100_000;
+
+/** One picture of a `VisionSet`: where it is, how far it is labelled, and its marks if any. */
+const BundleSetPicture = z.looseObject({
+  name: z.string().max(4096),
+  address: z.string().min(1).max(4096),
+  status: z.enum(['new', 'submitted', 'skipped']),
+  /** Known once the kernel has read the picture; without it the chat cannot draw it yet. */
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
+  /** The picture's record when it has marks and is not the one shown (that one is `record`). */
+  record: z.record(z.string(), z.unknown()).optional()
+});
+export type BundleSetPicture = z.infer<typeof BundleSetPicture>;
+
+/** A `VisionSet`'s pictures, in the bundle of the picture it shows. */
+const BundleSet = z.looseObject({
+  index: z.number().int().nonnegative(),
+  count: z.number().int().positive(),
+  labelled: z.number().int().nonnegative(),
+  pictures: z.array(BundleSetPicture).max(MAX_BUNDLE_SET_PICTURES)
+});
+export type BundleSet = z.infer<typeof BundleSet>;
+
 /** A marked picture: the record, the picture's fingerprint, and the view shown. */
 export const VisionBundle = z.looseObject({
   version: z.literal(BUNDLE_VERSION),
@@ -98,10 +134,13 @@ export const VisionBundle = z.looseObject({
   picture: PictureFingerprint,
   record: z.looseObject({
     image: z.string().max(4096),
+    classes: z.array(z.string().max(200)).max(1000).optional(),
     marks: z.array(BundleMark).max(MAX_BUNDLE_MARKS)
   }),
   view: BundleView,
-  source: BundleSource.optional()
+  source: BundleSource.optional(),
+  /** Present on a `VisionSet`'s output: every picture of the set. */
+  set: BundleSet.optional()
 });
 export type VisionBundle = z.infer<typeof VisionBundle>;
 

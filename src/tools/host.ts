@@ -40,13 +40,18 @@ export interface SharedVisionRecord {
 export interface LiveVisionWidget {
   /** The record the model holds now (untrusted). */
   record(): unknown;
+  /*
+   * `address`, on `write` and `pictureData`: a picture of a `VisionSet` other than the one it
+   * shows (the bundle's `set` lists them). The page sends it with the request (`{"method":
+   * "write" | "picture", "address"}`), and the kernel answers for that picture.
+   */
   /**
    * Send the record to the kernel, which takes it only if `base` is still its record; resolves
    * once the model holds it, rejects with the kernel's refusal or when it does not answer.
    */
-  write(record: VisionRecord, base: unknown, signal: AbortSignal): Promise<void>;
+  write(record: VisionRecord, base: unknown, signal: AbortSignal, address?: string): Promise<void>;
   /** The picture's base64 bytes, asked of the kernel (once per picture). */
-  pictureData(signal: AbortSignal): Promise<string>;
+  pictureData(signal: AbortSignal, address?: string): Promise<string>;
 }
 
 /** The Vision widget models of this page, by model id (provided by the kernel bridge). */

@@ -123,7 +123,16 @@ export function visionBundle(
       width: picture.width,
       height: picture.height
     },
-    record: { image: record.image, marks: record.marks.map(mark => ({ ...mark })) },
+    record: {
+      image: record.image,
+      ...(record.classes ? { classes: [...record.classes] } : {}),
+      // Copied, so the bundle shares no arrays with the record it was made from.
+      marks: record.marks.map(mark =>
+        mark.kind === 'polygon'
+          ? { ...mark, points: mark.points.map(([x, y]): [number, number] => [x, y]) }
+          : { ...mark }
+      )
+    },
     view: bundleViewOf(spec)
   };
   return source ? { ...bundle, source } : bundle;

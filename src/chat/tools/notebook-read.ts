@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 
-import { FIGURE_MIME, parseOutputBundle } from '../../tools/bundle';
+import { FIGURE_MIME, parseOutputBundle, type BundleSet } from '../../tools/bundle';
 import type { NotebookCellJson } from '../../tools/host';
 import type { ToolDefinition } from '../../tools/registry';
-import { describeMark, validateRecord } from '../../tools/vision';
+import { describeClasses, describeMark, validateRecord } from '../../tools/vision';
 import { toolHost } from './host';
 
 /** The entry a live Vision widget output carries (src/kernel-bridge); here only its presence. */
@@ -16,6 +16,9 @@ const LIVE_MIME = 'application/vnd.figure-chat.widget+json';
 
 /** Most marks listed per marked picture; the rest are counted. */
 export const MAX_LISTED_MARKS = 50;
+
+/** Most pictures of a set listed by address; the rest are counted. */
+export const MAX_LISTED_SET_PICTURES = 500;
 
 /** Longest source or text output quoted per cell. */
 export const MAX_CELL_CHARS = 4000;
@@ -69,22 +72,50 @@ function describeFigureChatOutput(
   const where = `${head} marked picture ${picture.address} (${picture.width}×${picture.height}${live}), view image cell:${cellId}/${index}`;
   const lastId = Math.max(0, ...bundle.record.marks.map(mark => mark.id));
   try {
+    const { classes } = bundle.record;
     const record = validateRecord(
-      { image: bundle.record.image, marks: bundle.record.marks, lastId },
+      {
+        image: bundle.record.image,
+        ...(classes ? { classes } : {}),
+        marks: bundle.record.marks,
+        lastId
+      },
       picture
     );
+    // The class list, so the model labels with the person's classes (`label` in vision_mark).
+    const named = describeClasses(record);
     const lines = record.marks
       .slice(0, MAX_LISTED_MARKS)
       .map(mark => `      ${describeMark(mark)}`);
     const more = record.marks.length - lines.length;
     return [
-      `${where}: ${record.marks.length} mark${record.marks.length === 1 ? '' : 's'}${lines.length ? ':' : '.'}`,
+      `${where}${named ? `; ${named}` : ''}: ${record.marks.length} mark${record.marks.length === 1 ? '' : 's'}${lines.length ? ':' : '.'}`,
       ...lines,
-      ...(more > 0 ? [`      … ${more} more`] : [])
+      ...(more > 0 ? [`      … ${more} more`] : []),
+      ...(bundle.set ? describeSet(bundle.set) : [])
     ].join('\n');
   } catch (error) {
     return `${where}: its marks are unreadable (${error instanceof Error ? error.message : String(error)})`;
   }
+}
+
+/**
+ * A `VisionSet`'s pictures by address, so the model can mark any of them with the vision tools
+ * (their `image`); their marks are read with `vision_list`. Untrusted like the rest of the bundle:
+ * only its checked fields are quoted.
+ */
+function describeSet(set: BundleSet): string[] {
+  const listed = set.pictures.slice(0, MAX_LISTED_SET_PICTURES).map(picture => {
+    const marks = Array.isArray(picture.record?.marks) ? picture.record.marks.length : 0;
+    const ready = picture.sha256 ? '' : ', not read by the kernel yet';
+    return `      ${picture.address} (${picture.status}${marks ? `, ${marks} marks` : ''}${ready})`;
+  });
+  const more = set.pictures.length - listed.length;
+  return [
+    `    a VisionSet of ${set.count} pictures, ${set.labelled} submitted, showing number ${set.index + 1}; each picture's address works as image for the vision tools:`,
+    ...listed,
+    ...(more > 0 ? [`      … ${more} more`] : [])
+  ];
 }
 
 /** Summaries of one code cell's outputs. */

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { isRecord } from '../../tools/guards';
 import type { ToolRegistry } from '../../tools/registry';
 import {
+  classColour,
   DEFAULT_COLOUR,
   defaultRadius,
   isVisionTool,
@@ -117,8 +118,9 @@ export async function visionOp(
 
 /**
  * `marks { picture, record, marks }`: a whole new mark list (`v.marks = detections`). A mark
- * without a number gets the next one, a missing caption, colour or radius its tool default; then
- * the record passes the same validation as one read from a notebook.
+ * without a number gets the next one, a missing caption, colour or radius its tool default (a
+ * labelled mark its class's colour); then the record, with its class list, passes the same
+ * validation as one read from a notebook.
  */
 export function marksOp(body: z.infer<typeof MarksRequest>): KernelAnswer {
   const source = cached(body.picture);
@@ -134,13 +136,19 @@ export function marksOp(body: z.infer<typeof MarksRequest>): KernelAnswer {
     ...given.map(mark => (typeof mark.id === 'number' ? mark.id : 0))
   );
   const filled = given.map(mark => {
-    const kind = mark.kind ?? ('x0' in mark ? 'box' : 'point');
+    const kind = mark.kind ?? ('points' in mark ? 'polygon' : 'x0' in mark ? 'box' : 'point');
     const id = mark.id ?? ++lastId;
     const defaults =
       kind === 'point' ? { r: defaultRadius(source) } : ({} as Record<string, unknown>);
-    return { ...defaults, caption: '', colour: DEFAULT_COLOUR, ...mark, id, kind };
+    const colour =
+      typeof mark.label === 'string' ? classColour(previous.classes, mark.label) : DEFAULT_COLOUR;
+    return { ...defaults, caption: '', colour, ...mark, id, kind };
   });
-  const record = validateRecord({ image: source.address, lastId, marks: filled }, source);
+  const classes = previous.classes ? { classes: previous.classes } : {};
+  const record = validateRecord(
+    { image: source.address, ...classes, lastId, marks: filled },
+    source
+  );
   return { json: { record } };
 }
 

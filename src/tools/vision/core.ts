@@ -7,13 +7,8 @@ import type { z } from 'zod';
 import { VisionError } from './errors';
 import { describeView } from './draw';
 import { viewGeometry, type ViewSpec } from './geometry';
-import {
-  applyMarkArgs,
-  applyUpdateArgs,
-  type Mark,
-  type PictureSize,
-  type VisionRecord
-} from './record';
+import { markAddress, type Mark, type PictureSize, type VisionRecord } from './marks';
+import { applyMarkArgs, applyUpdateArgs } from './record';
 import { VISION_SCHEMAS, type VisionToolName } from './schemas';
 
 /** The outcome of one call: the record after it, the text the model reads, the views to render. */
@@ -43,14 +38,26 @@ export function parseVisionArgs<N extends VisionToolName>(
   return parsed.data as z.infer<(typeof VISION_SCHEMAS)[N]>;
 }
 
-/** A mark as one line of text: `#2 box 120,240,360,520 green "door"`. */
+/**
+ * A mark as one line of text: `#2 box 120,240,360,520 green "door"`, with its class when it has
+ * one: `#3 polygon 10,10,90,10,50,80 red label "apple"`. The address is the one the tools take
+ * back, so the model can copy it into `vision_update`.
+ */
 export function describeMark(mark: Mark): string {
   const where =
     mark.kind === 'point'
-      ? `point ${mark.x},${mark.y} r ${mark.r}`
-      : `box ${mark.x0},${mark.y0},${mark.x1},${mark.y1}`;
+      ? `point ${markAddress(mark)} r ${mark.r}`
+      : `${mark.kind} ${markAddress(mark)}`;
+  const label = mark.label === undefined ? '' : ` label ${JSON.stringify(mark.label)}`;
   const caption = mark.caption ? ` ${JSON.stringify(mark.caption)}` : '';
-  return `#${mark.id} ${where} ${mark.colour}${caption}`;
+  return `#${mark.id} ${where} ${mark.colour}${label}${caption}`;
+}
+
+/** A record's class list as the model reads it: `classes: "apple", "pear"`, or nothing. */
+export function describeClasses(record: VisionRecord): string {
+  return record.classes?.length
+    ? `classes: ${record.classes.map(name => JSON.stringify(name)).join(', ')}`
+    : '';
 }
 
 function countText(record: VisionRecord): string {
@@ -118,7 +125,8 @@ export function planVisionCall(
     }
     case 'vision_list': {
       parseVisionArgs(name, args);
-      const head = `${record.image} (${size.width}×${size.height}): ${record.marks.length} mark${record.marks.length === 1 ? '' : 's'}`;
+      const classes = describeClasses(record);
+      const head = `${record.image} (${size.width}×${size.height})${classes ? `; ${classes}` : ''}: ${record.marks.length} mark${record.marks.length === 1 ? '' : 's'}`;
       const lines = record.marks.map(describeMark);
       return { record, text: [head + (lines.length ? ':' : '.'), ...lines].join('\n'), views: [] };
     }

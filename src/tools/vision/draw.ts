@@ -16,7 +16,7 @@ import {
 } from './geometry';
 import { FONT_FAMILY, HALO, haloText, svgNumber as n, type Box } from './overlay-svg';
 import { DIGIT_EM } from './ruler-margin';
-import { markBounds, type Mark, type PictureSize, type VisionRecord } from './record';
+import { markBounds, type Mark, type PictureSize, type VisionRecord } from './marks';
 import { paneFrame } from './rulers';
 
 const MARK_FONT_SIZE = 13;
@@ -55,6 +55,30 @@ function drawMark(pane: Pane, mark: Mark, covered: boolean): Drawn[] {
     };
     numberX = cx + rx * 0.71 + 2;
     numberY = cy - ry * 0.71 - 2;
+  } else if (mark.kind === 'polygon') {
+    const xs = mark.points.map(([x]) => toViewX(pane, x));
+    const ys = mark.points.map(([, y]) => toViewY(pane, y));
+    const geometry = `points="${xs.map((x, i) => `${n(x)},${n(ys[i])}`).join(' ')}" stroke-linejoin="round"`;
+    shape = {
+      svg:
+        `<polygon ${geometry} fill="none" stroke="${HALO}" stroke-width="5" stroke-opacity="0.6"/>` +
+        `<polygon ${geometry} fill="${fill}" stroke="${colour}" stroke-width="2.5"/>`,
+      box: {
+        x0: Math.min(...xs) - reach,
+        y0: Math.min(...ys) - reach,
+        x1: Math.max(...xs) + reach,
+        y1: Math.max(...ys) + reach
+      },
+      // Slanted edges are cut at the canvas' edge as a curve's are.
+      curved: true
+    };
+    // The number stands above the topmost vertex (the leftmost of equals), as a box's corner.
+    const top = ys.reduce(
+      (best, y, i) => (y < ys[best] || (y === ys[best] && xs[i] < xs[best]) ? i : best),
+      0
+    );
+    numberX = xs[top] + 1;
+    numberY = ys[top] - 4;
   } else {
     const x = toViewX(pane, mark.x0);
     const y = toViewY(pane, mark.y0);

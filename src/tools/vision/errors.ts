@@ -9,6 +9,8 @@ export type VisionErrorCode =
   | 'bad-caption'
   | 'bad-radius'
   | 'degenerate-box'
+  | 'bad-polygon'
+  | 'bad-label'
   | 'out-of-bounds'
   | 'unknown-mark'
   | 'too-many-marks'

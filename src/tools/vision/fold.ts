@@ -15,7 +15,8 @@
 import type { PictureFingerprint, StoredMessage } from '../transcript';
 import { parseVisionArgs } from './core';
 import { VisionError } from './errors';
-import { applyMarkArgs, applyUpdateArgs, emptyRecord, type VisionRecord } from './record';
+import { type VisionRecord } from './marks';
+import { applyMarkArgs, applyUpdateArgs, emptyRecord } from './record';
 import { isVisionTool, type VisionToolName } from './schemas';
 import { validateRecord } from './validate';
 

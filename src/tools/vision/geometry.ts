@@ -12,16 +12,17 @@
  */
 import { z } from 'zod';
 
-import { PALETTE, parseMarkAddress, type Colour } from './address';
+import { PALETTE, parseMarkAddress, polygonAddress, type Colour } from './address';
 import { VisionError } from './errors';
 import {
   markBounds,
-  MAX_MARKS,
+  pointsBounds,
   placeAddress,
   type Mark,
   type PictureSize,
   type VisionRecord
-} from './record';
+} from './marks';
+import { MAX_MARKS } from './record';
 import { rulerMargin, type RulerMargin } from './ruler-margin';
 
 /** The one cap on every view's largest side, in view pixels: maps, close-ups and sheets alike. */
@@ -198,16 +199,28 @@ export function closeupTarget(
   const address = parseMarkAddress(at, where);
   if (address.kind === 'mark') {
     const mark = findMark(record, address.id, where);
+    const extent = markBounds(mark);
     const focus =
       mark.kind === 'point'
         ? { x: mark.x, y: mark.y }
-        : { x: Math.round((mark.x0 + mark.x1) / 2), y: Math.round((mark.y0 + mark.y1) / 2) };
-    return { extent: markBounds(mark), focus, label: `#${mark.id}` };
+        : {
+            x: Math.round((extent.x0 + extent.x1) / 2),
+            y: Math.round((extent.y0 + extent.y1) / 2)
+          };
+    return { extent, focus, label: `#${mark.id}` };
   }
   const placed = placeAddress(at, size, where);
   if (placed.kind === 'point') {
     const { x, y } = placed;
     return { extent: { x0: x, y0: y, x1: x + 1, y1: y + 1 }, focus: { x, y }, label: `${x},${y}` };
+  }
+  if (placed.kind === 'polygon') {
+    const extent = pointsBounds(placed.points);
+    const focus = {
+      x: Math.round((extent.x0 + extent.x1) / 2),
+      y: Math.round((extent.y0 + extent.y1) / 2)
+    };
+    return { extent, focus, label: polygonAddress(placed.points) };
   }
   const focus = {
     x: Math.round((placed.x0 + placed.x1) / 2),

@@ -1,6 +1,8 @@
 /** The vision tools' pure core: records, schemas, views as SVG, and the transcript fold. */
 export * from './address';
 export * from './errors';
+export * from './marks';
+export * from './classes';
 export * from './record';
 export * from './schemas';
 export * from './geometry';

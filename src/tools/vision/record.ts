@@ -5,53 +5,17 @@
  * record that silently absorbed a malformed mark would be wrong invisibly, and the same functions
  * run live and on replay (the fold), so a rebuilt record is the record the model worked with.
  */
-import { parseMarkAddress, type Colour, isColour } from './address';
+import { classColour, isColour, type Colour } from './address';
+import { checkLabel } from './classes';
 import { VisionError } from './errors';
-
-/** A numbered point: a circle of radius `r` around `(x, y)`, in original pixels. */
-export interface PointMark {
-  readonly id: number;
-  readonly kind: 'point';
-  readonly x: number;
-  readonly y: number;
-  readonly r: number;
-  readonly caption: string;
-  readonly colour: Colour;
-}
-
-/** A numbered box from `(x0, y0)` to `(x1, y1)`, in original pixels, `x0 < x1`, `y0 < y1`. */
-export interface BoxMark {
-  readonly id: number;
-  readonly kind: 'box';
-  readonly x0: number;
-  readonly y0: number;
-  readonly x1: number;
-  readonly y1: number;
-  readonly caption: string;
-  readonly colour: Colour;
-}
-
-/** A stored mark. */
-export type Mark = PointMark | BoxMark;
-
-/**
- * The marks of one picture.
- *
- * `lastId` is the highest mark number ever handed out on this picture. Numbers are never reused
- * after a removal: the model (and the user reading the transcript) refers to marks by number, and
- * `#4` meaning a different thing before and after a removal would make old views lie.
- */
-export interface VisionRecord {
-  readonly image: string;
-  readonly marks: readonly Mark[];
-  readonly lastId: number;
-}
-
-/** A picture's size in original pixels. */
-export interface PictureSize {
-  readonly width: number;
-  readonly height: number;
-}
+import {
+  placeAddress,
+  placementOf,
+  type Mark,
+  type PictureSize,
+  type Placement,
+  type VisionRecord
+} from './marks';
 
 /** One mark as `vision_mark` asks for it. */
 export interface MarkArg {
@@ -59,6 +23,7 @@ export interface MarkArg {
   readonly r?: number;
   readonly caption?: string;
   readonly colour?: string;
+  readonly label?: string;
 }
 
 /** The record-changing part of `vision_mark`'s arguments. */
@@ -72,6 +37,8 @@ export interface UpdateOp {
   readonly at?: string;
   readonly caption?: string;
   readonly colour?: string;
+  /** A class of the record, or `""` to take the label off. */
+  readonly label?: string;
   readonly remove?: boolean;
 }
 
@@ -90,8 +57,8 @@ export const MAX_CAPTION_LENGTH = 200;
 export const MAX_MARKS = 500;
 
 /** An empty record for a picture. */
-export function emptyRecord(image: string): VisionRecord {
-  return { image, marks: [], lastId: 0 };
+export function emptyRecord(image: string, classes?: readonly string[]): VisionRecord {
+  return classes ? { image, classes, marks: [], lastId: 0 } : { image, marks: [], lastId: 0 };
 }
 
 /**
@@ -151,61 +118,21 @@ function checkRadius(r: number, size: PictureSize, where: string): number {
   return r;
 }
 
-/** Where a point or box goes, checked against the picture; `#n` is refused here. */
-type Placement =
-  | { kind: 'point'; x: number; y: number }
-  | { kind: 'box'; x0: number; y0: number; x1: number; y1: number };
-
-/**
- * Parse and bounds-check a position address. Points lie on a pixel (`0 ≤ x < width`); box edges
- * lie between pixels (`0 ≤ x0 < x1 ≤ width`).
- */
-export function placeAddress(at: string, size: PictureSize, where: string): Placement {
-  const address = parseMarkAddress(at, where);
-  const { width, height } = size;
-  switch (address.kind) {
-    case 'mark':
-      throw new VisionError(
-        'bad-address',
-        `${where}: "${at}" names a mark; give a position "x,y" or a box "x0,y0,x1,y1".`
-      );
-    case 'point':
-      if (address.x < 0 || address.x >= width || address.y < 0 || address.y >= height) {
-        throw new VisionError(
-          'out-of-bounds',
-          `${where}: point ${address.x},${address.y} is outside the ${width}×${height} picture; x runs 0–${width - 1}, y 0–${height - 1}.`
-        );
-      }
-      return address;
-    case 'box': {
-      const { x0, y0, x1, y1 } = address;
-      if (x0 >= x1 || y0 >= y1) {
-        throw new VisionError(
-          'degenerate-box',
-          `${where}: box ${at} has no area; give x0,y0,x1,y1 with x0 < x1 and y0 < y1.`
-        );
-      }
-      if (x0 < 0 || y0 < 0 || x1 > width || y1 > height) {
-        throw new VisionError(
-          'out-of-bounds',
-          `${where}: box ${at} reaches outside the ${width}×${height} picture; keep 0 ≤ x ≤ ${width} and 0 ≤ y ≤ ${height}.`
-        );
-      }
-      return address;
-    }
-  }
-}
-
 function markAt(
   placement: Placement,
   id: number,
   r: number,
   caption: string,
-  colour: Colour
+  colour: Colour,
+  label: string | undefined
 ): Mark {
-  return placement.kind === 'point'
-    ? { id, kind: 'point', x: placement.x, y: placement.y, r, caption, colour }
-    : {
+  // Only a labelled mark carries the key, so records without classes read exactly as before.
+  const labelled = label === undefined ? {} : { label };
+  switch (placement.kind) {
+    case 'point':
+      return { id, kind: 'point', x: placement.x, y: placement.y, r, caption, colour, ...labelled };
+    case 'box':
+      return {
         id,
         kind: 'box',
         x0: placement.x0,
@@ -213,8 +140,24 @@ function markAt(
         x1: placement.x1,
         y1: placement.y1,
         caption,
-        colour
+        colour,
+        ...labelled
       };
+    case 'polygon':
+      return { id, kind: 'polygon', points: placement.points, caption, colour, ...labelled };
+  }
+}
+
+/**
+ * A mark's colour: the one named, else its class's colour, else the default. A class colour
+ * makes the classes tell apart at a glance in every view.
+ */
+function colourFor(
+  named: Colour | undefined,
+  label: string | undefined,
+  classes: readonly string[] | undefined
+): Colour {
+  return named ?? (label === undefined ? DEFAULT_COLOUR : classColour(classes, label));
 }
 
 /**
@@ -239,17 +182,21 @@ export function applyMarkArgs(
   const added = args.marks.map((arg, index): Mark => {
     const where = `marks[${index}]`;
     const placement = placeAddress(arg.at, size, where);
-    if (placement.kind === 'box' && arg.r !== undefined) {
-      throw new VisionError('bad-radius', `${where}: r applies to points only; drop it for a box.`);
+    if (placement.kind !== 'point' && arg.r !== undefined) {
+      throw new VisionError(
+        'bad-radius',
+        `${where}: r applies to points only; drop it for a ${placement.kind}.`
+      );
     }
     const r = arg.r === undefined ? defaultRadius(size) : checkRadius(arg.r, size, where);
     const caption = checkCaption(arg.caption, where) ?? '';
-    const colour = checkColour(arg.colour, where) ?? DEFAULT_COLOUR;
-    return markAt(placement, record.lastId + 1 + index, r, caption, colour);
+    const label = checkLabel(arg.label, record.classes, where);
+    const colour = colourFor(checkColour(arg.colour, where), label, record.classes);
+    return markAt(placement, record.lastId + 1 + index, r, caption, colour, label);
   });
   return {
     record: {
-      image: record.image,
+      ...record,
       marks: [...record.marks, ...added],
       lastId: record.lastId + added.length
     },
@@ -265,9 +212,11 @@ export interface UpdateChange {
 }
 
 /**
- * Move, recaption, recolour or remove marks by number. Operations apply in order, all or nothing:
- * the first bad one throws and the record is unchanged. A move may turn a point into a box and back
- * (the number of coordinates decides); a box that becomes a point gets the default radius.
+ * Move, recaption, recolour, relabel or remove marks by number. Operations apply in order, all or
+ * nothing: the first bad one throws and the record is unchanged. A move may turn a mark into
+ * another kind (the number of coordinates decides); a mark that becomes a point gets the default
+ * radius. A new label without a colour gives the mark its class's colour; `label: ""` takes the
+ * label off.
  */
 export function applyUpdateArgs(
   record: VisionRecord,
@@ -290,12 +239,16 @@ export function applyUpdateArgs(
         `${where}: there is no mark #${op.mark} on ${record.image}; marks now: ${known}.`
       );
     }
-    const edits = op.at !== undefined || op.caption !== undefined || op.colour !== undefined;
+    const edits =
+      op.at !== undefined ||
+      op.caption !== undefined ||
+      op.colour !== undefined ||
+      op.label !== undefined;
     if (op.remove === true) {
       if (edits) {
         throw new VisionError(
           'bad-args',
-          `${where}: remove cannot be combined with at, caption or colour.`
+          `${where}: remove cannot be combined with at, caption, colour or label.`
         );
       }
       marks.delete(op.mark);
@@ -305,29 +258,25 @@ export function applyUpdateArgs(
     if (!edits) {
       throw new VisionError(
         'bad-args',
-        `${where}: nothing to change; give at, caption, colour or remove: true.`
+        `${where}: nothing to change; give at, caption, colour, label or remove: true.`
       );
     }
     const caption = checkCaption(op.caption, where) ?? current.caption;
-    const colour = checkColour(op.colour, where) ?? current.colour;
-    let next: Mark;
-    if (op.at === undefined) {
-      next = { ...current, caption, colour };
-    } else {
-      const placement = placeAddress(op.at, size, where);
-      const r = current.kind === 'point' ? current.r : defaultRadius(size);
-      next = markAt(placement, current.id, r, caption, colour);
-    }
+    const label =
+      op.label === undefined
+        ? current.label
+        : op.label === ''
+          ? undefined
+          : checkLabel(op.label, record.classes, where);
+    const named = checkColour(op.colour, where);
+    const colour = named ?? (op.label ? classColour(record.classes, op.label) : current.colour);
+    const placement: Placement =
+      op.at === undefined ? placementOf(current) : placeAddress(op.at, size, where);
+    const r = current.kind === 'point' ? current.r : defaultRadius(size);
+    const next = markAt(placement, current.id, r, caption, colour, label);
     marks.set(op.mark, next);
     changes.push({ id: op.mark, removed: false, mark: next });
   });
   // Map iteration keeps insertion order, so surviving marks stay in their original order.
   return { record: { ...record, marks: [...marks.values()] }, changes };
-}
-
-/** A mark's extent in original pixels (a point's circle as its bounding square). */
-export function markBounds(mark: Mark): { x0: number; y0: number; x1: number; y1: number } {
-  return mark.kind === 'box'
-    ? { x0: mark.x0, y0: mark.y0, x1: mark.x1, y1: mark.y1 }
-    : { x0: mark.x - mark.r, y0: mark.y - mark.r, x1: mark.x + mark.r, y1: mark.y + mark.r };
 }

@@ -3,7 +3,7 @@
  * margin around every pane of a picture is. ./geometry places panes inside it, ./rulers draws
  * the ticks and labels in it, and ./draw sizes marks' numbers by the same digit width.
  */
-import type { PictureSize } from './record';
+import type { PictureSize } from './marks';
 
 /** Tick label size, in view pixels. */
 export const TICK_FONT_SIZE = 11;

@@ -6,8 +6,9 @@
  */
 import { z } from 'zod';
 
-import { PALETTE } from './address';
+import { MAX_POLYGON_VERTICES, PALETTE } from './address';
 import { MAX_SHEET_TILES } from './geometry';
+import { MAX_CLASS_LENGTH } from './classes';
 import { MAX_CAPTION_LENGTH } from './record';
 
 /*
@@ -38,9 +39,22 @@ const imageField = z
 
 const colourField = z.enum(PALETTE).describe('Mark colour from the fixed palette.');
 
+/** Longest address text: a polygon of the most vertices with nine-digit coordinates and spaces. */
+const MAX_ADDRESS_LENGTH = MAX_POLYGON_VERTICES * 2 * 12;
+
 const positionField = z
   .string()
-  .describe('"x,y" for a point or "x0,y0,x1,y1" for a box, in whole original-picture pixels.');
+  .max(MAX_ADDRESS_LENGTH)
+  .describe(
+    `"x,y" for a point, "x0,y0,x1,y1" for a box, or "x0,y0,x1,y1,x2,y2,…" (3 to ${MAX_POLYGON_VERTICES} vertices) for a polygon, in whole original-picture pixels.`
+  );
+
+const labelField = z
+  .string()
+  .max(MAX_CLASS_LENGTH)
+  .describe(
+    "Class of the mark: one of the picture's classes (vision_list and notebook_read name them). Without a colour, the mark gets its class's colour."
+  );
 
 /** The names of the vision tools. */
 export const VISION_TOOL_NAMES = [
@@ -77,7 +91,8 @@ export const VisionMarkInput = z.strictObject({
           .max(MAX_CAPTION_LENGTH)
           .optional()
           .describe('Short text kept with the mark.'),
-        colour: colourField.optional()
+        colour: colourField.optional(),
+        label: labelField.optional()
       })
     )
     .min(1)
@@ -101,9 +116,16 @@ export const VisionUpdateInput = z.strictObject({
     .array(
       z.strictObject({
         mark: z.number().int().positive().describe('Number of the mark to change.'),
-        at: positionField.optional().describe('Move to "x,y" (point) or "x0,y0,x1,y1" (box).'),
+        at: positionField
+          .optional()
+          .describe(
+            'Move to "x,y" (point), "x0,y0,x1,y1" (box) or "x0,y0,x1,y1,x2,y2,…" (polygon).'
+          ),
         caption: z.string().max(MAX_CAPTION_LENGTH).optional(),
         colour: colourField.optional(),
+        label: labelField
+          .optional()
+          .describe('New class (one of the picture\'s classes), or "" to take the label off.'),
         remove: z.literal(true).optional().describe('Remove the mark (its number is not reused).')
       })
     )
@@ -125,7 +147,7 @@ export const VisionShowInput = z.strictObject({
     })
     .optional()
     .describe(
-      'Nothing: the whole picture. One address ("#17", "640,480" or "120,240,360,520"): a close-up with a crosshair on it. Several: a sheet of close-ups.'
+      'Nothing: the whole picture. One address ("#17", "640,480", "120,240,360,520" or a polygon\'s vertices): a close-up with a crosshair on it. Several: a sheet of close-ups.'
     ),
   cover: z
     .array(z.enum(PALETTE))
@@ -150,10 +172,11 @@ export const VISION_SCHEMAS = {
 /** What each tool tells the model it does. */
 export const VISION_DESCRIPTIONS: Readonly<Record<VisionToolName, string>> = {
   vision_mark:
-    'Put numbered marks (points or boxes) on a picture and look at the result. Coordinates are whole pixels of the original picture; views frame the picture with rulers in a margin, labelled in those coordinates.',
+    'Put numbered marks (points, boxes or polygons) on a picture and look at the result. Coordinates are whole pixels of the original picture; views frame the picture with rulers in a margin, labelled in those coordinates. When the picture has a class list, give each mark a label from it.',
   vision_update:
-    'Move, recaption, recolour or remove marks by number; many operations per call, applied all or nothing.',
+    'Move, reshape, recaption, recolour, relabel or remove marks by number; many operations per call, applied all or nothing.',
   vision_show:
     'Look at a picture: the whole picture with its marks, a close-up of one address with a crosshair on it, or a sheet of close-ups. cover paints marks of the given colours out.',
-  vision_list: "List a picture's marks as text, one line per mark."
+  vision_list:
+    "List a picture's marks as text, one line per mark, and its class list if it has one."
 };

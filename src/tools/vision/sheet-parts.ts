@@ -6,7 +6,7 @@
 import { paneElements } from './draw';
 import { SHEET_LABEL_HEIGHT, type ViewGeometry } from './geometry';
 import { FONT_FAMILY, type Box } from './overlay-svg';
-import type { VisionRecord } from './record';
+import type { VisionRecord } from './marks';
 import { paneFrameElements, TILE_LABEL_FONT_SIZE } from './rulers';
 
 /** A rectangle of a view, in view pixels (integers). */

@@ -4,24 +4,25 @@
  */
 import { z } from 'zod';
 
-import { PALETTE } from './address';
+import { MAX_POLYGON_VERTICES, PALETTE } from './address';
 import { VisionError } from './errors';
-import {
-  MAX_CAPTION_LENGTH,
-  MAX_MARKS,
-  maxRadius,
-  placeAddress,
-  type PictureSize,
-  type VisionRecord
-} from './record';
+import { checkClasses, MAX_CLASS_LENGTH, MAX_CLASSES } from './classes';
+import { markAddress, placeAddress, type PictureSize, type VisionRecord } from './marks';
+import { MAX_CAPTION_LENGTH, MAX_MARKS, maxRadius } from './record';
 
 const id = z.number().int().positive();
 const coordinate = z.number().int();
-const common = { id, caption: z.string().max(MAX_CAPTION_LENGTH), colour: z.enum(PALETTE) };
+const common = {
+  id,
+  caption: z.string().max(MAX_CAPTION_LENGTH),
+  colour: z.enum(PALETTE),
+  label: z.string().max(MAX_CLASS_LENGTH).optional()
+};
 
 /** The shape of a {@link VisionRecord} as JSON. */
 export const VisionRecordSchema = z.strictObject({
   image: z.string().min(1),
+  classes: z.array(z.string().max(MAX_CLASS_LENGTH)).max(MAX_CLASSES).optional(),
   lastId: z.number().int().nonnegative(),
   marks: z
     .array(
@@ -39,6 +40,14 @@ export const VisionRecordSchema = z.strictObject({
           y0: coordinate,
           x1: coordinate,
           y1: coordinate,
+          ...common
+        }),
+        z.strictObject({
+          kind: z.literal('polygon'),
+          points: z
+            .array(z.tuple([coordinate, coordinate]))
+            .min(3)
+            .max(MAX_POLYGON_VERTICES),
           ...common
         })
       ])
@@ -60,6 +69,9 @@ export function validateRecord(value: unknown, size: PictureSize): VisionRecord 
     );
   }
   const record = parsed.data;
+  if (record.classes !== undefined) {
+    checkClasses(record.classes, 'record classes');
+  }
   const seen = new Set<number>();
   for (const mark of record.marks) {
     const where = `record mark #${mark.id}`;
@@ -70,13 +82,15 @@ export function validateRecord(value: unknown, size: PictureSize): VisionRecord 
       );
     }
     seen.add(mark.id);
-    if (mark.kind === 'point') {
-      placeAddress(`${mark.x},${mark.y}`, size, where);
-      if (mark.r > maxRadius(size)) {
-        throw new VisionError('bad-radius', `${where}: r ${mark.r} is larger than the picture.`);
-      }
-    } else {
-      placeAddress(`${mark.x0},${mark.y0},${mark.x1},${mark.y1}`, size, where);
+    placeAddress(markAddress(mark), size, where);
+    if (mark.kind === 'point' && mark.r > maxRadius(size)) {
+      throw new VisionError('bad-radius', `${where}: r ${mark.r} is larger than the picture.`);
+    }
+    if (mark.label !== undefined && !record.classes?.includes(mark.label)) {
+      throw new VisionError(
+        'bad-label',
+        `${where}: label "${mark.label}" is not one of the record's classes (${record.classes?.join(', ') ?? 'none'}).`
+      );
     }
   }
   return record;

@@ -1,0 +1,130 @@
+/**
+ * Labelling in Jupyter Notebook 7's notebook view (started by playwright.notebook.config.js): a
+ * class hotkey and a drawn box reach `v.marks`; Kernel → Restart turns the widget into its stored
+ * picture with the notice within a second, and running the cell again edits again. Plain
+ * Playwright pages, as in notebook7.spec.ts.
+ */
+import type { NotebookPanel } from '@jupyterlab/notebook';
+import { expect, test, type Page } from '@playwright/test';
+
+import { SERVER_URL } from './helpers';
+
+const NOTEBOOK = 'nb7-labelling.ipynb';
+
+// Only under playwright.notebook.config.js (a Notebook 7 server); the JupyterLab configs pick up
+// every spec file and run this one's JupyterLab twin, labelling-restart.spec.ts, instead.
+test.skip(process.env.FIGURE_CHAT_TEST_APP !== 'notebook', 'a Notebook 7 test');
+
+async function kernelIdle(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const panel = window.jupyterapp.shell.currentWidget as NotebookPanel | null;
+      return panel?.sessionContext?.session?.kernel?.status === 'idle';
+    },
+    undefined,
+    { timeout: 60000 }
+  );
+}
+
+/** Run one cell as a person does: click into it, Shift+Enter, wait for its prompt number. */
+async function runCellAt(page: Page, index: number): Promise<void> {
+  const cell = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell').nth(index);
+  await cell.locator('.jp-InputArea-editor').click();
+  await page.keyboard.press('Shift+Enter');
+  await expect(cell.locator('.jp-InputPrompt')).toHaveText(/\[\d+\]/, { timeout: 60000 });
+}
+
+async function printedMarks(page: Page): Promise<Array<Record<string, number | string>>> {
+  await runCellAt(page, 1);
+  const output = page
+    .locator('.jp-NotebookPanel .jp-Notebook .jp-Cell')
+    .nth(1)
+    .locator('.jp-OutputArea-output');
+  await expect(output).toContainText(']');
+  return JSON.parse((await output.textContent()) ?? '[]') as Array<Record<string, number | string>>;
+}
+
+test('a class hotkey and a box reach v.marks, and a restart shows the stored picture with its notice', async ({
+  page,
+  request
+}) => {
+  const code = (source: string, index: number) => ({
+    id: `labelling-${index}`,
+    cell_type: 'code',
+    source,
+    metadata: {},
+    outputs: [],
+    execution_count: null
+  });
+  const content = {
+    cells: [
+      'import json\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8), classes=["apple", "orange"])\nv',
+      'print(json.dumps(v.marks))'
+    ].map(code),
+    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
+    nbformat: 4,
+    nbformat_minor: 5
+  };
+  const created = await request.put(`${SERVER_URL}api/contents/${NOTEBOOK}`, {
+    data: { type: 'notebook', format: 'json', content }
+  });
+  expect(created.ok()).toBeTruthy();
+  await page.goto(`${SERVER_URL}notebooks/${NOTEBOOK}`);
+  await page.waitForFunction(
+    () => window.jupyterapp?.commands.hasCommand('figure-chat:open') === true,
+    undefined,
+    { timeout: 60000 }
+  );
+  await kernelIdle(page);
+  await runCellAt(page, 0);
+  const marks = page.locator('.jp-FigureChat-visionMarks');
+  await expect(marks).toBeVisible({ timeout: 60000 });
+  await marks.evaluate(node => node.scrollIntoView({ block: 'center' }));
+
+  // Key 2 ("orange"), then a drawn box.
+  await marks.focus();
+  await page.keyboard.press('2');
+  const box = await marks.boundingBox();
+  expect(box).not.toBeNull();
+  const at = (x: number, y: number) => ({
+    x: box!.x + (x / 400) * box!.width,
+    y: box!.y + (y / 300) * box!.height
+  });
+  await page.mouse.move(at(100.5, 60.5).x, at(100.5, 60.5).y);
+  await page.mouse.down();
+  await page.mouse.move(at(220.5, 160.5).x, at(220.5, 160.5).y, { steps: 8 });
+  await page.mouse.up();
+  await expect(marks.locator('[data-mark="1"]')).toHaveAttribute('data-label', 'orange');
+  const read = await printedMarks(page);
+  expect(read.map(mark => [mark.kind, mark.label])).toEqual([['box', 'orange']]);
+  expect(Math.abs(Number(read[0].x0) - 100)).toBeLessThanOrEqual(2);
+
+  // Kernel → Restart Kernel…, accepted: the notice within a second, the stored picture, no editor.
+  await page.getByRole('menuitem', { name: 'Kernel' }).click();
+  await page.getByRole('menuitem', { name: /^Restart Kernel…/ }).click();
+  const accept = page.locator('.jp-Dialog .jp-Dialog-button.jp-mod-accept');
+  await expect(accept).toBeVisible();
+  const clicked = await page.evaluate(() => performance.now());
+  await accept.click();
+  const notice = page.locator('.jp-FigureChat-visionNotice');
+  await expect(notice).toContainText('The kernel restarted: run the cell again to edit.');
+  const shown = await page.evaluate(() => performance.now());
+  expect(shown - clicked).toBeLessThan(1500);
+  await expect(marks).toHaveCount(0);
+  await expect(page.locator('.jp-FigureChat-liveOutput img')).toBeVisible();
+
+  // Running the cell again gives a live widget that takes a click.
+  await kernelIdle(page);
+  await runCellAt(page, 0);
+  await expect(marks).toBeVisible({ timeout: 60000 });
+  await expect(notice).toHaveCount(0);
+  const again = await marks.boundingBox();
+  expect(again).not.toBeNull();
+  await page.mouse.click(
+    again!.x + (50.5 / 400) * again!.width,
+    again!.y + (40.5 / 300) * again!.height
+  );
+  await expect(marks.locator('[data-mark]')).toHaveCount(1);
+  const after = await printedMarks(page);
+  expect(after.map(mark => [mark.kind, mark.label])).toEqual([['point', 'apple']]);
+});
