@@ -113,7 +113,11 @@ export function renderUserMessage(message: UserMessage, actions: MessageActions)
 export function decorateCodeBlocks(root: HTMLElement, actions: MessageActions): void {
   const { trans } = actions;
   for (const pre of Array.from(root.querySelectorAll('pre'))) {
-    if (pre.parentElement?.classList.contains('jp-FigureChat-code')) {
+    // The plain-text rest of a long message is prose, not code: it wraps, with no cell buttons.
+    if (
+      pre.parentElement?.classList.contains('jp-FigureChat-code') ||
+      pre.classList.contains('jp-FigureChat-plainText')
+    ) {
       continue;
     }
     const code = (): string => pre.textContent ?? '';
