@@ -245,3 +245,39 @@ test('a version stored as text is said plainly', async ({ page, tmpPath }) => {
     'stores its version as the text "1" instead of the number 1'
   );
 });
+
+test('server quirks as a person meets them: each turn ends in an answer, not a raw error', async ({
+  page
+}) => {
+  await page.notebook.createNew('quirks.ipynb');
+  await openChat(page);
+  const view = chat(page);
+  const answer = () => view.locator('.jp-FigureChat-message-mod-assistant').last();
+
+  // llama-cpp-python: the tool round goes through (content "" instead of null).
+  await ask(page, '[script:llama-cpp-python] draw the pipeline');
+  await expect(view.locator('.jp-FigureChat-figure')).toHaveCount(1);
+  await expect(answer()).toContainText('Shown.');
+  await expect(view.locator('.jp-FigureChat-error')).toHaveCount(0);
+
+  // Old llama.cpp: "Cannot use tools with stream." is a tool refusal, retried without tools.
+  await ask(page, '[script:old-llamacpp] hi');
+  await expect(answer()).toContainText('Answered without tools.');
+  await expect(view.locator('.jp-FigureChat-notice')).toContainText('no tool support');
+  await expect(view.locator('.jp-FigureChat-error')).toHaveCount(0);
+});
+
+test('an unreadable tool call shows as a failed card, and the corrected call draws the figure', async ({
+  page
+}) => {
+  await page.notebook.createNew('bad-call.ipynb');
+  await openChat(page);
+  const view = chat(page);
+  await ask(page, '[script:lmstudio-bad-call] draw');
+  await expect(view.locator('.jp-FigureChat-toolCard-mod-failed')).toHaveCount(1);
+  await expect(view.locator('.jp-FigureChat-figure')).toHaveCount(1);
+  await expect(view.locator('.jp-FigureChat-message-mod-assistant').last()).toContainText(
+    'Corrected.'
+  );
+  await expect(view.locator('.jp-FigureChat-error')).toHaveCount(0);
+});
