@@ -149,7 +149,7 @@ export function errorDocumentMessage(value: unknown): string | undefined {
 }
 
 /**
- * FastAPI's request validation answer (`{detail: [{loc, msg, type}, …]}`, 422) as pydantic would
+ * FastAPI's request validation answer (`{detail: [{type, loc, msg}, …]}`, 422) as pydantic would
  * print it: a count line, then one `location: message` line per item.
  */
 function fastApiValidation(value: unknown): string | undefined {
@@ -165,8 +165,10 @@ function fastApiValidation(value: unknown): string | undefined {
     if (typeof item !== 'object' || item === null) {
       return undefined;
     }
-    const { loc, msg } = item as Record<string, unknown>;
-    if (!Array.isArray(loc) || typeof msg !== 'string') {
+    // pydantic names each error's `type` (`missing`, `string_type`, …): without it, a list of
+    // messages is an ordinary error document.
+    const { loc, msg, type } = item as Record<string, unknown>;
+    if (!Array.isArray(loc) || typeof msg !== 'string' || typeof type !== 'string') {
       return undefined;
     }
     lines.push(`${loc.map(String).join('.')}: ${msg}`);
