@@ -9,6 +9,7 @@
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 
+import { heavyFigure } from '../bench/heavy-figure';
 import { chat, openChat, openNotebook, SETTINGS } from './helpers';
 
 test.use({ mockSettings: SETTINGS, autoGoto: true });
@@ -280,4 +281,64 @@ test('an unreadable tool call shows as a failed card, and the corrected call dra
     'Corrected.'
   );
   await expect(view.locator('.jp-FigureChat-error')).toHaveCount(0);
+});
+
+test('a costly figure is drawn once into a bitmap; the larger view keeps the SVG', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/costly.ipynb`;
+  const svg = heavyFigure();
+  const alt = 'Sixty filtered circles';
+  await page.request.put(`/api/contents/${path}`, {
+    data: {
+      type: 'notebook',
+      format: 'json',
+      content: {
+        cells: [],
+        metadata: {
+          kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
+          figure_chat: {
+            version: 1,
+            messages: [
+              { id: 'u1', role: 'user', content: 'heavy' },
+              {
+                id: 'a1',
+                role: 'assistant',
+                content: '',
+                status: 'completed',
+                tool_calls: [{ id: 'c1', name: 'present_svg', arguments: { svg, alt } }]
+              },
+              {
+                id: 't1',
+                role: 'tool',
+                tool_call_id: 'c1',
+                status: 'completed',
+                content: `SVG presented inline: ${alt}`
+              }
+            ]
+          }
+        },
+        nbformat: 4,
+        nbformat_minor: 5
+      }
+    }
+  });
+  await openNotebook(page, path);
+  await openChat(page);
+  const img = chat(page).locator('.jp-FigureChat-figure img');
+  await expect(img).toHaveAttribute('src', /^blob:/);
+  await expect
+    .poll(() => img.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth))
+    .toBeGreaterThan(0);
+  // A PNG at the size the chat shows it (2000 px capped to 480 px high), times the pixel ratio.
+  const [natural, ratio] = await img.evaluate((image: HTMLImageElement) => [
+    image.naturalWidth,
+    window.devicePixelRatio
+  ]);
+  expect(natural).toBe(Math.round(480 * ratio));
+  await img.click();
+  const viewer = page.locator('.jp-FigureChat-viewer-image');
+  await expect(viewer).toBeVisible();
+  await expect(viewer).toHaveAttribute('src', /^data:image\/svg\+xml,/);
 });
