@@ -21,6 +21,19 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "examples" / "figure-chat-tour.ipynb"
 FIGURE = (HERE.parent / "ui-tests" / "model" / "figure.svg").read_text()
 
+
+def shortcut_text() -> str:
+    """The sidebar's shortcut as a person types it, read from the settings schema (one source):
+    JupyterLab's ``Accel`` is Ctrl, or Cmd on a Mac."""
+    schema = json.loads((HERE.parent / "schema" / "plugin.json").read_text())
+    keys = next(s["keys"][0] for s in schema["jupyter.lab.shortcuts"] if s["command"] == "figure-chat:open")
+    parts = keys.split(" ")
+    spelled = lambda accel: "+".join(accel if p == "Accel" else p for p in parts)  # noqa: E731
+    return f"`{spelled('Ctrl')}`, `{spelled('Cmd')}` on a Mac"
+
+
+SHORTCUT = shortcut_text()
+
 fig = plt.figure(figsize=(4, 3), dpi=100)
 xs = [i / 10 for i in range(0, 63)]
 import math  # noqa: E402
@@ -72,7 +85,7 @@ notebook = {
     "cells": [
         {"cell_type": "markdown", "id": "intro", "metadata": {},
          "source": ["# Figure Chat tour\n", "\n",
-                    "Open the **Figure Chat** sidebar (right side, or `Ctrl+Shift+U`): this notebook's saved ",
+                    f"Open the **Figure Chat** sidebar (right side, or {SHORTCUT}): this notebook's saved ",
                     "conversation replays with its figure and its vision views, with no model running."]},
         {"cell_type": "code", "execution_count": 1, "id": cell_id, "metadata": {},
          "outputs": [{"output_type": "display_data", "metadata": {},

@@ -161,6 +161,10 @@ describe('loadTranscript / storeTranscript', () => {
     );
     expect(newer.extra).toEqual({ layout: 'tree' });
     expect(loadTranscript({ messages: [] }).problem).toContain('version undefined');
+    // A version written as text says so, instead of 'has version "1"; … reads version 1'.
+    expect(loadTranscript({ version: '1', messages: [] }).problem).toBe(
+      'figure_chat metadata stores its version as the text "1" instead of the number 1'
+    );
     expect(loadTranscript('figures').problem).toBe('figure_chat metadata is not an object');
     expect(loadTranscript([1]).problem).toBe('figure_chat metadata is not an object');
     expect(loadTranscript({ version: 1, messages: {} }).problem).toBe(

@@ -17,6 +17,19 @@ export const NOTICES = {
     'This model has no tool support, so the chat was retried without tools: figures and marks need a model with tool support (for example qwen2.5vl, qwen3, llama3.1, mistral-small3.1). The tools are described to it in text, in case it writes tool calls itself.'
 } as const;
 
+/**
+ * The notices of what a model was found to refuse, for a conversation started anew (New): the
+ * refusals are still remembered for that model, so the chat still works around them and says so.
+ */
+export function rememberedNotice(quirks: ModelQuirks): string | undefined {
+  const notices = [
+    quirks.imagesRefused ? NOTICES.images : '',
+    quirks.temperatureRefused ? NOTICES.temperature : '',
+    quirks.toolsRefused ? NOTICES.tools : ''
+  ].filter(Boolean);
+  return notices.length ? notices.join(' ') : undefined;
+}
+
 /** Notices add up within a session (a model may refuse images and tools in one turn). */
 function addNotice(conversation: Conversation, notice: string): void {
   const current = conversation.notice;

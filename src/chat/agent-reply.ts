@@ -6,6 +6,7 @@ import type { StoredToolCall } from '../tools/transcript';
 import type { AgentDeps } from './agent-deps';
 import { appendAssistant, isAbort } from './agent-messages';
 import type { RoundViews } from './agent-tool-round';
+import { unreadableCalls, type UnreadableCall } from './agent-unreadable';
 import type { Conversation } from './conversation';
 import { ModelRequestError } from './model-client';
 import type { ModelQuirks } from './model-quirks';
@@ -37,7 +38,14 @@ export const SYSTEM_PROMPT = [
 /** How one reply ended. */
 export type ReplyOutcome =
   | { kind: 'retry'; refusal: Exclude<Refusal, 'none'> }
-  | { kind: 'done'; calls: StoredToolCall[]; error?: string; aborted: boolean };
+  | {
+      kind: 'done';
+      calls: StoredToolCall[];
+      error?: string;
+      aborted: boolean;
+      /** Calls the model wrote that could not be read, to give back to it as failed calls. */
+      unreadable?: UnreadableCall[];
+    };
 
 /**
  * How many bytes a call being written grows between two progress updates: the chat shows its size
@@ -64,13 +72,17 @@ function writingKey(writing: ReadonlyArray<WritingToolCall>): string {
     .join('\u0001');
 }
 
-/** Stream one model reply into a new assistant message. */
+/**
+ * Stream one model reply into a new assistant message. With `correctable`, tool calls that
+ * arrived whole but could not be read come back as `unreadable` instead of ending the turn.
+ */
 export async function streamReply(
   conversation: Conversation,
   deps: AgentDeps,
   quirks: ModelQuirks,
   views: RoundViews,
-  signal: AbortSignal
+  signal: AbortSignal,
+  correctable = false
 ): Promise<ReplyOutcome> {
   const id = appendAssistant(conversation);
   conversation.setLive({ streamingId: id });
@@ -152,6 +164,28 @@ export async function streamReply(
     quirks.reasoningField = accumulator.reasoningField;
   }
   const result = accumulator.finish();
+  // A reply that ended normally but holds calls that could not be read: the model may write them
+  // again if told why (a reply cut by its length limit would only be cut again).
+  if (
+    correctable &&
+    !aborted &&
+    !error &&
+    result.complete &&
+    result.finishReason !== 'length' &&
+    result.errors.length
+  ) {
+    const unreadable = unreadableCalls(result.errors, id, deps.registry);
+    conversation.update(id, {
+      content: result.content,
+      status: 'completed',
+      ...(result.reasoning ? { reasoning: result.reasoning } : {}),
+      tool_calls: [...result.calls, ...unreadable.map(item => item.call)]
+    });
+    if (shownWriting) {
+      conversation.setLive({ streamingId: id });
+    }
+    return { kind: 'done', calls: result.calls, aborted: false, unreadable };
+  }
   if (!aborted && !error) {
     if (result.errors.length) {
       error = result.errors.join(' ');

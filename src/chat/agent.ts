@@ -11,6 +11,7 @@ import { appendAssistant, now } from './agent-messages';
 import { applyRefusal, checkImagesOnce } from './agent-refusals';
 import { streamReply } from './agent-reply';
 import { runTools, type RoundViews } from './agent-tool-round';
+import { writeUnreadableResults } from './agent-unreadable';
 import { newMessageId, type Conversation } from './conversation';
 import { ModelQuirkMemory } from './model-quirks';
 
@@ -50,6 +51,8 @@ export async function runTurn(
     deps.settings.model
   );
   let views: RoundViews = { images: [], messageIds: [] };
+  // An unreadable tool call is given back to the model once per turn; the second ends the turn.
+  let corrected = false;
   try {
     for (let round = 0; ; round++) {
       if (signal.aborted) {
@@ -59,10 +62,10 @@ export async function runTurn(
       if (signal.aborted) {
         return;
       }
-      let reply = await streamReply(conversation, deps, quirks, views, signal);
+      let reply = await streamReply(conversation, deps, quirks, views, signal, !corrected);
       for (let retry = 0; reply.kind === 'retry' && retry < MAX_RETRIES; retry++) {
         applyRefusal(conversation, quirks, reply.refusal, views);
-        reply = await streamReply(conversation, deps, quirks, views, signal);
+        reply = await streamReply(conversation, deps, quirks, views, signal, !corrected);
       }
       if (reply.kind === 'retry') {
         // Every workaround was tried and the server still refuses: show its refusal.
@@ -71,20 +74,27 @@ export async function runTurn(
         });
         return;
       }
-      if (reply.aborted || reply.error || reply.calls.length === 0) {
+      const unreadable = reply.unreadable ?? [];
+      if (reply.aborted || reply.error || (reply.calls.length === 0 && !unreadable.length)) {
         return;
       }
+      corrected ||= unreadable.length > 0;
       if (round + 1 >= deps.settings.maxToolRounds) {
         await runTools(conversation, deps, quirks, reply.calls, signal);
         if (signal.aborted) {
           return;
         }
+        writeUnreadableResults(conversation, unreadable);
         appendAssistant(conversation, {
           error: `Stopped after ${deps.settings.maxToolRounds} tool rounds without a final answer. Ask the model to continue, or raise "Max tool rounds" in Settings → Figure Chat.`
         });
         return;
       }
       views = await runTools(conversation, deps, quirks, reply.calls, signal);
+      if (signal.aborted) {
+        return;
+      }
+      writeUnreadableResults(conversation, unreadable);
     }
   } finally {
     conversation.setLive({});

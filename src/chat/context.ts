@@ -17,7 +17,11 @@ export type ModelMessage =
     }
   | {
       role: 'assistant';
-      content: string | null;
+      /**
+       * Always a string, "" beside tool calls: llama-cpp-python's server answers 500 to `null`
+       * (and to a missing field), while OpenAI, Ollama, vLLM and llama.cpp take "".
+       */
+      content: string;
       reasoning_content?: string;
       reasoning?: string;
       tool_calls?: Array<{
@@ -106,7 +110,7 @@ function toModel(
           : {};
       out.push({
         role: 'assistant',
-        content: message.content || (calls.length ? null : ''),
+        content: message.content,
         ...reasoning,
         ...(calls.length
           ? {

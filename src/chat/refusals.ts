@@ -42,9 +42,10 @@ const TEMPERATURE_REFUSAL =
  * - llama.cpp llama-server without `--jinja`: 500 "tools param requires --jinja flag"
  * - OpenAI models without tools: 400 "Unsupported parameter: 'tools' is not supported with this model."
  * - LM Studio: 400 "… does not support tool use"
+ * - llama.cpp llama-server before streamed tool calls (b4xxx): 500 "Cannot use tools with stream"
  */
 const TOOL_REFUSAL =
-  /(does not|doesn't) support (tools|tool use|tool calling|function calling)|tool choice requires|requires --jinja|'tools' is not supported|tools is not supported|tools are not supported|tool use is not supported/i;
+  /(does not|doesn't) support (tools|tool use|tool calling|function calling)|tool choice requires|requires --jinja|'tools' is not supported|tools is not supported|tools are not supported|tool use is not supported|cannot use tools with stream/i;
 
 /** Statuses a refusal comes with: client errors, and llama.cpp's 500 for unsupported input. */
 function isRefusalStatus(status: number): boolean {

@@ -10,6 +10,7 @@ import type { LiveVisionWidgets } from '../tools/host';
 import type { ToolRegistry } from '../tools/registry';
 import type { AssistantMessage, UserMessage } from '../tools/transcript';
 import { runTurn, type AgentSettings } from './agent';
+import { rememberedNotice } from './agent-refusals';
 import { Conversation } from './conversation';
 import type { ModelTransport } from './model-client';
 import { ModelQuirkMemory } from './model-quirks';
@@ -158,6 +159,12 @@ export class ChatSession implements IDisposable {
     this._store.flush();
     const previous = this._store.stored;
     this.conversation.clear();
+    // The refusals outlive New (the same model still refuses), and so does what they tell the user.
+    const { endpoint, model } = this._services.settings();
+    const notice = rememberedNotice(this._quirks.of(endpoint, model));
+    if (notice) {
+      this.conversation.setNotice(notice);
+    }
     this._store.flush();
     return previous;
   }

@@ -133,7 +133,11 @@ export function loadTranscript(value: unknown): LoadedTranscript {
     return {
       extra,
       entries: [],
-      problem: `figure_chat metadata has version ${JSON.stringify(version)}; this Figure Chat reads version ${TRANSCRIPT_VERSION}`
+      problem:
+        typeof version === 'string' && Number(version) === TRANSCRIPT_VERSION
+          ? // Another program wrote the number as text: say so, not "version "1" … reads 1".
+            `figure_chat metadata stores its version as the text "${version}" instead of the number ${TRANSCRIPT_VERSION}`
+          : `figure_chat metadata has version ${JSON.stringify(version)}; this Figure Chat reads version ${TRANSCRIPT_VERSION}`
     };
   }
   if (!Array.isArray(messages)) {

@@ -1,5 +1,5 @@
 /**
- * What a person can ask of the chat besides a question: start over (with an undo), copy a
+ * What a person can ask of the chat besides a question: start over, copy a
  * message's text, and retry a failed exchange. ./chat-view wires them to its header, messages and
  * commands.
  */
@@ -10,10 +10,10 @@ import type { ChatSession } from '../chat/session';
 import type { AssistantMessage } from '../tools/transcript';
 
 /**
- * Start a new conversation; the one it replaces can be restored from the notification. A
- * conversation written by a newer Figure Chat is never replaced.
+ * Start a new conversation. Returns the stored conversation it replaced (for an undo), or
+ * undefined when nothing was replaced: a conversation written by a newer Figure Chat never is.
  */
-export function startOverWithUndo(session: ChatSession, trans: TranslationBundle): void {
+export function startOver(session: ChatSession, trans: TranslationBundle): unknown {
   if (session.conversation.isNewer) {
     Notification.warning(
       trans.__(
@@ -21,22 +21,9 @@ export function startOverWithUndo(session: ChatSession, trans: TranslationBundle
       ),
       { autoClose: 8000 }
     );
-    return;
+    return undefined;
   }
-  const previous = session.clear();
-  if (previous === undefined) {
-    return;
-  }
-  Notification.info(trans.__('Started a new conversation.'), {
-    autoClose: 10000,
-    actions: [
-      {
-        label: trans.__('Undo'),
-        caption: trans.__('Bring back the previous conversation'),
-        callback: () => session.restore(previous)
-      }
-    ]
-  });
+  return session.clear();
 }
 
 /** Put a message's text on the clipboard, and say whether it worked. */

@@ -9,6 +9,32 @@ import type { AssistantMessage, UserMessage } from '../tools/transcript';
 import { ChatMarkdown, type ChatMarkdownOptions } from './markdown-view';
 import { renderThinking } from './thinking';
 
+/**
+ * An error's text: its first paragraph is what a person reads; the rest (a server's validation
+ * dump, tens of lines of field paths) waits behind "Show details" so it never fills the chat.
+ */
+function errorText(text: string, trans: TranslationBundle): HTMLElement {
+  const error = document.createElement('div');
+  error.className = 'jp-FigureChat-error';
+  error.setAttribute('role', 'alert');
+  const split = text.indexOf('\n\n');
+  if (split < 0) {
+    error.textContent = text;
+    return error;
+  }
+  const summary = document.createElement('div');
+  summary.textContent = text.slice(0, split);
+  const details = document.createElement('details');
+  details.className = 'jp-FigureChat-errorDetails';
+  const show = document.createElement('summary');
+  show.textContent = trans.__('Show details');
+  const body = document.createElement('pre');
+  body.textContent = text.slice(split + 2);
+  details.append(show, body);
+  error.append(summary, details);
+  return error;
+}
+
 /** What message elements need from the chat. */
 export interface MessageActions {
   readonly trans: TranslationBundle;
@@ -87,7 +113,11 @@ export function renderUserMessage(message: UserMessage, actions: MessageActions)
 export function decorateCodeBlocks(root: HTMLElement, actions: MessageActions): void {
   const { trans } = actions;
   for (const pre of Array.from(root.querySelectorAll('pre'))) {
-    if (pre.parentElement?.classList.contains('jp-FigureChat-code')) {
+    // The plain-text rest of a long message is prose, not code: it wraps, with no cell buttons.
+    if (
+      pre.parentElement?.classList.contains('jp-FigureChat-code') ||
+      pre.classList.contains('jp-FigureChat-plainText')
+    ) {
       continue;
     }
     const code = (): string => pre.textContent ?? '';
@@ -180,10 +210,7 @@ export class AssistantMessageView {
     this._markdown.update(message.content, live);
     const footer: HTMLElement[] = [];
     if (typeof message.error === 'string') {
-      const error = document.createElement('div');
-      error.className = 'jp-FigureChat-error';
-      error.setAttribute('role', 'alert');
-      error.textContent = message.error;
+      const error = errorText(message.error, trans);
       const retry = document.createElement('button');
       retry.type = 'button';
       retry.className = 'jp-FigureChat-retry jp-mod-styled';

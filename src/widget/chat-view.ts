@@ -12,7 +12,7 @@ import { Widget } from '@lumino/widgets';
 import { buildChatItems, type ChatItem } from '../chat/cards';
 import type { ChatSession } from '../chat/session';
 import type { CardRenderContext, CardRendererRegistry } from './card-renderers';
-import { copyText, retryQuestion, startOverWithUndo } from './chat-actions';
+import { copyText, retryQuestion, startOver } from './chat-actions';
 import { renderEmptyState } from './chat-empty';
 import { EndFollower } from './chat-follow';
 import { chatNotices } from './chat-notices';
@@ -24,6 +24,7 @@ import { Composer } from './composer';
 import { ViewportGate } from './chat-viewport';
 import { LazyRenderer } from './lazy-render';
 import { RenderQueue } from './markdown-view';
+import { UndoBar } from './undo-bar';
 
 /** One chat item as the view shows it: its element, and what it was rendered from. */
 interface RenderedItem {
@@ -53,6 +54,7 @@ export class ChatView extends Widget {
   private readonly _scroller: HTMLElement;
   private readonly _messages: HTMLElement;
   private readonly _notice: HTMLElement;
+  private readonly _undo: UndoBar;
   private readonly _jump: HTMLButtonElement;
   private readonly _composer: Composer;
   private readonly _queue = new RenderQueue();
@@ -109,12 +111,17 @@ export class ChatView extends Widget {
     this._composer = new Composer({
       session: _options.session,
       trans,
-      onSend: () => this.scrollToLatest()
+      onSend: () => {
+        // A question in the new conversation: undoing New now would throw it away.
+        this._undo.hide();
+        this.scrollToLatest();
+      }
     });
+    this._undo = new UndoBar(trans);
     const stage = document.createElement('div');
     stage.className = 'jp-FigureChat-stage';
     stage.append(this._scroller, this._jump);
-    this.node.append(this._notice, stage, this._composer.node);
+    this.node.append(this._undo.node, this._notice, stage, this._composer.node);
     this.session.conversation.changed.connect(this._schedule, this);
     this.session.visionViews.changed.connect(this._viewsChanged, this);
     this._render();
@@ -144,9 +151,17 @@ export class ChatView extends Widget {
     this._follower.scrollToLatest();
   }
 
-  /** Start a new conversation, with an undo ({@link startOverWithUndo}). */
+  /** Start a new conversation, with an undo in the panel (never over the message box). */
   startOver(): void {
-    startOverWithUndo(this.session, this._options.trans);
+    const { trans } = this._options;
+    const previous = startOver(this.session, trans);
+    if (previous !== undefined) {
+      this._undo.show(trans.__('Started a new conversation.'), () => {
+        if (!this.isDisposed) {
+          this.session.restore(previous);
+        }
+      });
+    }
   }
 
   handleEvent(event: Event): void {
@@ -190,6 +205,7 @@ export class ChatView extends Widget {
     this._queue.dispose();
     this._lazy.dispose();
     this._composer.dispose();
+    this._undo.dispose();
     this.session.conversation.changed.disconnect(this._schedule, this);
     this.session.visionViews.changed.disconnect(this._viewsChanged, this);
     super.dispose();

@@ -5,6 +5,7 @@
  */
 import { checkSvgPolicy, figureFromCall, svgDataUri } from '../tools/svg';
 import { insertButton, renderToolCard, type CardRenderer } from './card-renderers';
+import { figureBitmap, isCostlyFigure } from './figure-raster';
 
 /** Below this drawn scale, a figure in the sidebar says it can be opened larger. */
 export const SMALL_SCALE = 0.6;
@@ -78,14 +79,34 @@ export function renderFigure(
   img.alt = alt;
   img.loading = 'lazy';
   img.decoding = 'async';
-  img.src = svgDataUri(svg);
   img.title = title;
-  img.addEventListener('click', () => openLarger(img.src, alt));
+  const source = svgDataUri(svg);
+  // The larger view shows the SVG itself, whatever the chat shows.
+  img.addEventListener('click', () => openLarger(source, alt));
   const caption = document.createElement('figcaption');
   caption.className = 'jp-FigureChat-figure-caption';
   caption.textContent = alt;
   figure.append(img, caption);
-  watchScale(figure, img, title);
+  if (isCostlyFigure(svg)) {
+    // Drawn once into a bitmap (./figure-raster); the scale is the SVG's, not the bitmap's.
+    figure.classList.add('jp-FigureChat-figure-mod-bitmap');
+    figureBitmap(svg).then(
+      bitmap => {
+        watchScale(figure, img, title, bitmap.width);
+        // Laid out at the figure's size, not the bitmap's (which has the device's pixel ratio).
+        img.width = bitmap.shown.width;
+        img.height = bitmap.shown.height;
+        img.src = bitmap.url;
+      },
+      () => {
+        watchScale(figure, img, title);
+        img.src = source;
+      }
+    );
+  } else {
+    img.src = source;
+    watchScale(figure, img, title);
+  }
   return figure;
 }
 

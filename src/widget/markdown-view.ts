@@ -215,6 +215,16 @@ export class ChatMarkdown {
         kind === 'image'
           ? trans.__('Image from %1 not loaded — click to load', host)
           : trans.__('Media from %1 not loaded — click to load', host),
+      relativeLabel: (kind, address) =>
+        kind === 'image'
+          ? trans.__(
+              'Image "%1" not shown: a relative image address, which the chat does not load',
+              address
+            )
+          : trans.__(
+              'Media "%1" not shown: a relative address, which the chat does not load',
+              address
+            ),
       title: url =>
         trans.__(
           'Remote content can tell its server that you read this, and what the model put in its address: %1',

@@ -13,6 +13,11 @@ export interface PrivacyOptions {
   readonly allowRemoteImages: boolean;
   /** The placeholder text for a blocked resource, given its kind and host. */
   label(kind: BlockedKind, host: string): string;
+  /**
+   * The text standing for an image or media at a relative address (`<img src=x>`): it names no
+   * host, and the chat has no folder to resolve it against, so it is never loaded.
+   */
+  relativeLabel(kind: BlockedKind, address: string): string;
   /** The placeholder's tooltip. */
   title(url: string): string;
 }
@@ -76,6 +81,15 @@ export function hostOf(url: string): string {
   }
 }
 
+/**
+ * Whether an address is relative (no scheme, no `//host`): in the page it would resolve against
+ * JupyterLab's own URL, which is neither the notebook's folder nor anything the model meant.
+ */
+export function isRelativeAddress(url: string): boolean {
+  const trimmed = url.trim();
+  return !/^[a-z][a-z0-9+.-]*:/i.test(trimmed) && !/^[\\/]{2}/.test(trimmed);
+}
+
 /** Whether an image address makes no request. */
 export function isInlineImage(url: string): boolean {
   return DATA_IMAGE.test(url.trim());
@@ -88,6 +102,14 @@ function placeholder(
   original: Element,
   options: PrivacyOptions
 ): HTMLElement {
+  if (isRelativeAddress(url)) {
+    // Said for what it is, and not offered for loading: there is nothing sensible to load.
+    const note = doc.createElement('span');
+    note.className = 'jp-FigureChat-blocked jp-FigureChat-blocked-mod-relative';
+    note.dataset.kind = kind;
+    note.textContent = options.relativeLabel(kind, url.trim().slice(0, 80));
+    return note;
+  }
   const button = doc.createElement('button');
   button.type = 'button';
   button.className = 'jp-FigureChat-blocked';

@@ -44,6 +44,21 @@ const SCRIPTS = {
       return reply.match(/[\s\S]{1,7}/g);
     }
   ],
+  // Issue 32: a relative image (the chat has no folder to resolve it against).
+  'relative-image': [['Here: <img src=x> and ![plot](plots/fig.png).']],
+  // Issue 32: LM Studio passes on a tool call it could not parse as text; corrected once.
+  'lmstudio-bad-call': [
+    ['<tool_call>\n["name": "present_svg", function: "svg"]\n</tool_call>'],
+    [
+      `<tool_call>${JSON.stringify({ name: 'present_svg', arguments: { svg: FIGURE, alt: 'Corrected figure' } })}</tool_call>`
+    ],
+    ['Corrected.']
+  ],
+  'llama-cpp-python': [
+    [structuredCall('call_lcp', 'present_svg', { svg: FIGURE, alt: 'Pipeline' })],
+    ['Shown.']
+  ],
+  'old-llamacpp': [['Answered without tools.']],
   long: [
     Array.from(
       { length: 90 },
@@ -323,6 +338,38 @@ const server = createServer(async (req, res) => {
     res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
     res.end(
       '{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}'
+    );
+    return;
+  }
+  // Issue 32: llama-cpp-python's server passes a pydantic validation error on as a 500 whose
+  // message is the whole dump (here: to an assistant message whose content is not a string, as
+  // llama_cpp.server 0.3.x does; `pydantic-dump` answers it to any request).
+  const nullContent = request.messages.some(
+    message => message.role === 'assistant' && typeof message.content !== 'string'
+  );
+  if (name === 'pydantic-dump' || (name === 'llama-cpp-python' && nullContent)) {
+    const items = ['System', 'User', 'Assistant', 'Tool', 'Function', 'Developer', 'Assistant'];
+    const dump = [
+      `${items.length} validation errors for ChatCompletionRequestAssistantMessage`,
+      ...items.flatMap(kind => [
+        `messages.2.ChatCompletionRequest${kind}Message.content`,
+        '  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]',
+        '    For further information visit https://errors.pydantic.dev/2.11/v/string_type'
+      ])
+    ].join('\n');
+    res.writeHead(500, { 'Content-Type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        error: { message: dump, type: 'internal_server_error', param: null, code: null }
+      })
+    );
+    return;
+  }
+  // Issue 32: llama.cpp's llama-server before streamed tool calls refused tools with stream.
+  if (name === 'old-llamacpp' && request.tools && request.stream) {
+    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end(
+      '{"error":{"code":500,"message":"Cannot use tools with stream.","type":"server_error"}}'
     );
     return;
   }

@@ -140,7 +140,7 @@ test('New can be undone, and a newer version’s conversation is never replaced'
   await expect(view.locator('.jp-FigureChat-message-mod-assistant')).toContainText('scripted');
   await page.locator('.jp-FigureChat-header-button[data-action="new"]').click();
   await expect(view.locator('.jp-FigureChat-message-mod-user')).toHaveCount(0);
-  await page.locator('.jp-toast-button', { hasText: 'Undo' }).click();
+  await view.locator('.jp-FigureChat-undoBar-undo').click();
   await expect(view.locator('.jp-FigureChat-message-mod-user')).toHaveText(
     '[script:hello] keep me'
   );

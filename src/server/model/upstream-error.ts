@@ -148,6 +148,41 @@ export function errorDocumentMessage(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * FastAPI's request validation answer (`{detail: [{type, loc, msg}, …]}`, 422) as pydantic would
+ * print it: a count line, then one `location: message` line per item.
+ */
+function fastApiValidation(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) {
+    return undefined;
+  }
+  const detail = (value as Record<string, unknown>).detail;
+  if (!Array.isArray(detail) || detail.length === 0) {
+    return undefined;
+  }
+  const lines: string[] = [];
+  for (const item of detail) {
+    if (typeof item !== 'object' || item === null) {
+      return undefined;
+    }
+    // pydantic names each error's `type` (`missing`, `string_type`, …): without it, a list of
+    // messages is an ordinary error document.
+    const { loc, msg, type } = item as Record<string, unknown>;
+    if (!Array.isArray(loc) || typeof msg !== 'string' || typeof type !== 'string') {
+      return undefined;
+    }
+    lines.push(`${loc.map(String).join('.')}: ${msg}`);
+  }
+  const count = `${lines.length} validation error${lines.length === 1 ? '' : 's'} for the request`;
+  return [count, ...lines].join('\n');
+}
+
+/**
+ * A pydantic validation dump: `7 validation errors for ChatCompletionRequestAssistantMessage`
+ * then a few lines per item (llama-cpp-python's server sends it as the message of a 500).
+ */
+const VALIDATION_DUMP = /^\s*(\d+) validation errors? for ([^\n]{1,120})/;
+
 /** The upstream detail a person can read: decoded, redacted, then cut. */
 export function upstreamDetail(
   body: CappedText,
@@ -158,7 +193,8 @@ export function upstreamDetail(
   let detail = raw.trim();
   let limit = MAX_ERROR_DETAIL_CHARS;
   try {
-    detail = errorDocumentMessage(JSON.parse(raw)) ?? detail;
+    const doc: unknown = JSON.parse(raw);
+    detail = fastApiValidation(doc) ?? errorDocumentMessage(doc) ?? detail;
   } catch {
     if (looksLikeHtml(raw, contentType)) {
       detail = htmlText(raw);
@@ -172,8 +208,22 @@ export function upstreamDetail(
   return detail.length > limit ? `${detail.slice(0, limit)}…` : detail;
 }
 
-/** The message the chat shows for an upstream error status. */
+/**
+ * The message the chat shows for an upstream error status. Its first paragraph is what a person
+ * reads; a validation dump (tens of lines of field paths) goes after a blank line, which the
+ * chat's error card keeps behind "Show details".
+ */
 export function upstreamMessage(status: number, detail: string, endpoint: string): string {
+  const dump = VALIDATION_DUMP.exec(detail);
+  if (dump) {
+    const [, count, model] = dump;
+    const errors = `${count} validation error${count === '1' ? '' : 's'}`;
+    return (
+      `The model server at ${endpoint} did not accept the shape of the request (HTTP ${status}, ${errors} for ${model}). ` +
+      "Update the model server, or use one that takes OpenAI-style tool calls (llama.cpp's llama-server with --jinja, Ollama, vLLM, LM Studio), then Retry." +
+      `\n\n${detail}`
+    );
+  }
   const hint =
     status === 401 || status === 403
       ? ' Set FIGURE_CHAT_API_KEY (or OPENAI_API_KEY) and FIGURE_CHAT_ENDPOINT in the environment of the Jupyter server.'

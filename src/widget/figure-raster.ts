@@ -1,0 +1,79 @@
+/**
+ * Costly figures shown as a bitmap drawn once. A figure with filter effects (noise, blur,
+ * convolution) costs the browser up to a second each time it rasterises the SVG, and an `<img>`
+ * of an SVG is rasterised again on every repaint around it (a send, a scroll): frame gaps of
+ * 0.3-0.6 s in ui-tests/bench/figure-repaint.spec.ts. Drawn once into a canvas and shown as a PNG,
+ * it costs that once, and a repaint reuses the bitmap. The SVG stays the source: the larger view,
+ * downloads and the stored call use it.
+ */
+import { svgDataUri } from '../tools/svg';
+
+/** Whether a figure is costly to draw: it uses filter effects. */
+export function isCostlyFigure(svg: string): boolean {
+  return /<(?:[\w-]+:)?filter[\s>/]/.test(svg);
+}
+
+/** The largest size a figure is shown at in the chat (CSS pixels): its box is capped there. */
+const MAX_SHOWN = { width: 1280, height: 480 };
+
+/** Bitmaps kept for figures drawn again (a re-rendered card, a reopened chat). */
+const MAX_KEPT = 32;
+
+/** A figure's bitmap, and the figure's own width (CSS pixels) it was drawn from. */
+export interface FigureBitmap {
+  readonly url: string;
+  readonly width: number;
+  /** The size to lay the bitmap out at (CSS pixels): the figure's, within the chat's caps. */
+  readonly shown: { readonly width: number; readonly height: number };
+}
+
+const kept = new Map<string, Promise<FigureBitmap>>();
+
+/**
+ * The address of a PNG of `svg` at the size the chat can show it (its own size at most, times the
+ * device's pixel ratio); drawn once per figure and kept for the next card showing it.
+ */
+export function figureBitmap(svg: string): Promise<FigureBitmap> {
+  const known = kept.get(svg);
+  if (known) {
+    // Most recently used last, so the oldest goes first.
+    kept.delete(svg);
+    kept.set(svg, known);
+    return known;
+  }
+  const made = draw(svg);
+  made.catch(() => kept.delete(svg));
+  kept.set(svg, made);
+  if (kept.size > MAX_KEPT) {
+    const [oldest, bitmap] = kept.entries().next().value as [string, Promise<FigureBitmap>];
+    kept.delete(oldest);
+    // Revoked a moment later: an element that shows it has its decoded pixels by then.
+    void bitmap.then(({ url }) => setTimeout(() => URL.revokeObjectURL(url), 10_000));
+  }
+  return made;
+}
+
+async function draw(svg: string): Promise<FigureBitmap> {
+  const source = new Image();
+  source.src = svgDataUri(svg);
+  await source.decode();
+  const width = source.naturalWidth || 300;
+  const height = source.naturalHeight || 150;
+  const fit = Math.min(1, MAX_SHOWN.width / width, MAX_SHOWN.height / height);
+  const ratio = Math.min(window.devicePixelRatio || 1, 3);
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.max(1, Math.round(width * fit * ratio));
+  canvas.height = Math.max(1, Math.round(height * fit * ratio));
+  const context = canvas.getContext('2d');
+  if (!context) {
+    throw new Error('no 2D canvas');
+  }
+  // The one raster of this figure.
+  context.drawImage(source, 0, 0, canvas.width, canvas.height);
+  const blob = await new Promise<Blob | null>(resolve => canvas.toBlob(resolve, 'image/png'));
+  if (!blob) {
+    throw new Error('the figure could not be encoded');
+  }
+  const shown = { width: Math.round(width * fit), height: Math.round(height * fit) };
+  return { url: URL.createObjectURL(blob), width, shown };
+}
