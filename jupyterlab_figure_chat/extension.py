@@ -141,9 +141,19 @@ async def check_installation(
     )
 
 
+def _publish_server_endpoint(serverapp) -> None:  # noqa: ANN001 - Jupyter's ServerApp
+    """Put the server's model endpoint (never the key) in the page config, for the Settings editor."""
+    from .proxy import FigureChat, server_endpoint
+
+    configured = FigureChat(config=serverapp.config).endpoint.strip()
+    page_config = serverapp.web_app.settings.setdefault("page_config_data", {})
+    page_config["figureChatServerEndpoint"] = json.dumps(server_endpoint(configured=configured))
+
+
 def _load_jupyter_server_extension(serverapp) -> None:  # noqa: ANN001 - Jupyter's ServerApp
-    """Run the check in the background, so it never delays the server's start."""
+    """Publish the server's endpoint; run the check in the background, so it never delays the start."""
     log = serverapp.log
+    _publish_server_endpoint(serverapp)
 
     async def report() -> None:
         try:
