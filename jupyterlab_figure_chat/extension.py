@@ -31,6 +31,8 @@ class StartupReport:
 
     ok: bool
     line: str
+    #: The figure server's version, when it answered.
+    server_version: str | None = None
 
 
 def labextension_version(paths: list[str] | None = None) -> str | None:
@@ -126,6 +128,7 @@ async def check_installation(
             False,
             f"Figure Chat's labextension is not installed (figure server {server_version}); "
             "reinstall jupyterlab-figure-chat with pip.",
+            server_version,
         )
     if labextension != server_version:
         return StartupReport(
@@ -133,11 +136,13 @@ async def check_installation(
             f"Figure Chat's labextension ({labextension}) and figure server ({server_version}) "
             "are different versions; reinstall jupyterlab-figure-chat with pip (and remove any "
             "other copy of the labextension from `jupyter labextension list`).",
+            server_version,
         )
     return StartupReport(
         True,
         f"Figure Chat {server_version}: labextension and figure server match; "
         f"Node, sharp and resvg start on {_platform_name()}.",
+        server_version,
     )
 
 
@@ -151,7 +156,12 @@ def _publish_server_endpoint(serverapp) -> None:  # noqa: ANN001 - Jupyter's Ser
 
 
 def _load_jupyter_server_extension(serverapp) -> None:  # noqa: ANN001 - Jupyter's ServerApp
-    """Publish the server's endpoint; run the check in the background, so it never delays the start."""
+    """Publish the server's endpoint; run the check in the background, so it never delays the start.
+
+    The check's result goes into the page config too: the browser reads the figure server's
+    version there instead of asking the figure server, which would start it for every user who
+    opens JupyterLab (at JupyterHub scale, ~100 MB each for users who never chat; issue 33).
+    """
     log = serverapp.log
     _publish_server_endpoint(serverapp)
 
@@ -162,5 +172,9 @@ def _load_jupyter_server_extension(serverapp) -> None:  # noqa: ANN001 - Jupyter
             log.warning("Figure Chat: the start-up check itself failed: %s", error)
             return
         (log.info if result.ok else log.error)(result.line)
+        page_config = serverapp.web_app.settings.setdefault("page_config_data", {})
+        page_config["figureChatCheck"] = json.dumps(
+            {"ok": result.ok, "line": result.line, "version": result.server_version}
+        )
 
     serverapp.io_loop.add_callback(report)
