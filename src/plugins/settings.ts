@@ -71,9 +71,9 @@ export const settingsPlugin: JupyterFrontEndPlugin<IFigureChatSettings> = {
     let warned = '';
     let overridden = '';
     const server = parseServerEndpoint(PageConfig.getOption(SERVER_ENDPOINT_OPTION));
+    // The schema says `jupyter.lab.transform`, so the registry waits for this before loading it.
     registry?.transform(SETTINGS_ID, { fetch: plugin => withEndpointInForce(plugin, server) });
-    // Forced: the registry may have fetched every schema before this plugin started.
-    void registry?.load(SETTINGS_ID, true).then(loaded => {
+    void registry?.load(SETTINGS_ID).then(loaded => {
       const read = (): void => {
         const { settings: parsed, ignored } = parseSettings(loaded.composite);
         settings.current = parsed;
