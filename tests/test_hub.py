@@ -232,6 +232,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     tmp = tmp_path_factory.mktemp("hub")
     for name in ("alice", "bob"):
         (tmp / "home" / name).mkdir(parents=True)
+        _write_picture(tmp / "home" / name / "picture.png")
     model = ScriptedModel(HUB_PORT + 3).start()
     (tmp / "jupyterhub_config.py").write_text(_config(tmp, model), encoding="utf-8")
     env = {
@@ -291,6 +292,19 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         shutil.rmtree(tmp / "home", ignore_errors=True)
 
 
+def _write_picture(path: Path) -> None:
+    from PIL import Image
+
+    Image.new("RGB", (64, 48), (30, 120, 200)).save(path)
+
+
+RECORD = {
+    "image": "picture.png",
+    "marks": [{"id": 1, "kind": "point", "x": 10, "y": 10, "r": 4, "caption": "a", "colour": "red"}],
+    "lastId": 1,
+}
+
+
 def chat_request(text: str) -> dict:
     """What the chat sends with no endpoint setting: an empty endpoint."""
     return {
@@ -302,12 +316,20 @@ def chat_request(text: str) -> dict:
 # ----------------------------------------------------------------------------------------------
 
 
-def test_each_users_figure_server_answers_under_their_prefix(hub: Hub):
+def test_each_users_figure_server_answers_and_draws_under_their_prefix(hub: Hub):
     for name in ("alice", "bob"):
         response = hub.get(name, "figure-chat/version", hub.tokens[name])
         assert response.status_code == 200, response.text[:300]
         assert response.json()["name"] == "figure-chat"
         assert len(figure_servers(name)) == 1, user_processes(name)
+        # A picture in the user's own folder, measured and drawn with a mark.
+        info = hub.post(name, "figure-chat/picture-info", hub.tokens[name], {"address": "picture.png"})
+        assert info.status_code == 200, info.text[:300]
+        assert (info.json()["width"], info.json()["height"]) == (64, 48)
+        body = {"address": "picture.png", "views": [{"kind": "map"}], "record": RECORD}
+        render = hub.post(name, "figure-chat/render", hub.tokens[name], body)
+        assert render.status_code == 200, render.text[:300]
+        assert len(render.json()["views"]) == 1
 
 
 def test_the_chat_with_no_setting_talks_to_the_admins_endpoint_with_its_key(hub: Hub):
@@ -336,8 +358,8 @@ def test_the_page_names_the_admins_endpoint_and_never_the_key(hub: Hub):
     "method,route,body",
     [
         ("GET", "figure-chat/version", None),
-        ("POST", "figure-chat/picture-info", {"path": "picture.png"}),
-        ("POST", "figure-chat/render", {"picture": {"path": "picture.png"}, "view": {"kind": "map"}}),
+        ("POST", "figure-chat/picture-info", {"address": "picture.png"}),
+        ("POST", "figure-chat/render", {"address": "picture.png", "views": [{"kind": "map"}], "record": RECORD}),
         ("POST", "figure-chat/model", chat_request("spend alice's key")),
     ],
 )
