@@ -9,6 +9,7 @@ the other platforms from the same build.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
@@ -44,6 +45,13 @@ class CustomBuildHook(BuildHookInterface):
     def initialize(self, version: str, build_data: dict) -> None:
         if self.target_name != "wheel" or version == "editable":
             return
+        if sys.platform == "win32":
+            # Said here, not by a chat that cannot start: pip on Windows finds no wheel and would
+            # otherwise build one from the sdist.
+            raise WheelPlatformError(
+                "Figure Chat does not run on Windows yet: its figure server listens only on a Unix "
+                "socket. Use it under WSL (Windows Subsystem for Linux)."
+            )
         platforms = json.loads(PLATFORMS.read_text(encoding="utf-8"))
         build_data["pure_python"] = False
         build_data["tag"] = f"py3-none-{platforms[bundled_platform()]['tag']}"

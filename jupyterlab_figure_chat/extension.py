@@ -31,6 +31,8 @@ class StartupReport:
 
     ok: bool
     line: str
+    #: The figure server's version, when it answered.
+    server_version: str | None = None
 
 
 def labextension_version(paths: list[str] | None = None) -> str | None:
@@ -126,6 +128,7 @@ async def check_installation(
             False,
             f"Figure Chat's labextension is not installed (figure server {server_version}); "
             "reinstall jupyterlab-figure-chat with pip.",
+            server_version,
         )
     if labextension != server_version:
         return StartupReport(
@@ -133,17 +136,34 @@ async def check_installation(
             f"Figure Chat's labextension ({labextension}) and figure server ({server_version}) "
             "are different versions; reinstall jupyterlab-figure-chat with pip (and remove any "
             "other copy of the labextension from `jupyter labextension list`).",
+            server_version,
         )
     return StartupReport(
         True,
         f"Figure Chat {server_version}: labextension and figure server match; "
         f"Node, sharp and resvg start on {_platform_name()}.",
+        server_version,
     )
 
 
+def _publish_server_endpoint(serverapp) -> None:  # noqa: ANN001 - Jupyter's ServerApp
+    """Put the server's model endpoint (never the key) in the page config, for the Settings editor."""
+    from .proxy import FigureChat, server_endpoint
+
+    configured = FigureChat(config=serverapp.config).endpoint.strip()
+    page_config = serverapp.web_app.settings.setdefault("page_config_data", {})
+    page_config["figureChatServerEndpoint"] = json.dumps(server_endpoint(configured=configured))
+
+
 def _load_jupyter_server_extension(serverapp) -> None:  # noqa: ANN001 - Jupyter's ServerApp
-    """Run the check in the background, so it never delays the server's start."""
+    """Publish the server's endpoint; run the check in the background, so it never delays the start.
+
+    The check's result goes into the page config too: the browser reads the figure server's
+    version there instead of asking the figure server, which would start it for every user who
+    opens JupyterLab (at JupyterHub scale, ~100 MB each for users who never chat; issue 33).
+    """
     log = serverapp.log
+    _publish_server_endpoint(serverapp)
 
     async def report() -> None:
         try:
@@ -152,5 +172,9 @@ def _load_jupyter_server_extension(serverapp) -> None:  # noqa: ANN001 - Jupyter
             log.warning("Figure Chat: the start-up check itself failed: %s", error)
             return
         (log.info if result.ok else log.error)(result.line)
+        page_config = serverapp.web_app.settings.setdefault("page_config_data", {})
+        page_config["figureChatCheck"] = json.dumps(
+            {"ok": result.ok, "line": result.line, "version": result.server_version}
+        )
 
     serverapp.io_loop.add_callback(report)

@@ -1,9 +1,15 @@
 """The bundled Node figure program, run as ``figure-chat kernel`` beside the kernel.
 
-One process per kernel, started on first use and kept: sharp and resvg load once, and pictures
-sent once are kept by their sha-256. Requests and answers are frames (a JSON header plus raw
-bytes; see ``src/server/kernel/frames.ts``), so a 20-megapixel array crosses the pipe as its
-bytes, never as base64.
+One process per kernel, started on first use: sharp and resvg load once, and pictures sent once
+are kept by their sha-256. Requests and answers are frames (a JSON header plus raw bytes; see
+``src/server/kernel/frames.ts``), so a 20-megapixel array crosses the pipe as its bytes, never as
+base64.
+
+A quiet program is closed (``FIGURE_CHAT_KERNEL_IDLE_S``, 30 s by default; 0 keeps it): at
+JupyterHub scale each kernel's ~150 MB program, kept for a notebook left open, was most of what a
+user cost (issue 33). The next request starts it again and sends its picture once more (the
+``need-picture`` answer), well within a view's time budget. The close happens under the request
+lock, so it never races a request.
 """
 
 from __future__ import annotations
@@ -23,15 +29,57 @@ from .runtime import FigureServerMissing, node_executable, server_environment, s
 
 _HEADER = struct.Struct("<II")
 
+#: Seconds without a request after which a figure program is closed.
+DEFAULT_IDLE_S = 30.0
+
+
+def idle_seconds() -> float:
+    """``FIGURE_CHAT_KERNEL_IDLE_S``, else the default; 0 (or less) keeps the program running."""
+    try:
+        return float(os.environ.get("FIGURE_CHAT_KERNEL_IDLE_S", DEFAULT_IDLE_S))
+    except ValueError:
+        return DEFAULT_IDLE_S
+
 
 class FigureProgram:
     """A running ``figure-chat kernel`` process; requests are answered in order, one at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, idle_s: float | None = None) -> None:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._next_id = 0
         self._stderr: Any = None
+        self._idle_s = idle_seconds() if idle_s is None else idle_s
+        self._idle_timer: threading.Timer | None = None
+        # Bumped by every request, so a timer armed before it never closes the program after it.
+        self._generation = 0
+
+    @property
+    def running(self) -> bool:
+        """Whether a figure program process is running now."""
+        process = self._process
+        return process is not None and process.poll() is None
+
+    def _arm_idle_timer(self) -> None:
+        """(Called with the lock held.) Close the program once it has been quiet for idle_s."""
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+        if self._idle_s <= 0:
+            return
+        generation = self._generation
+        timer = threading.Timer(self._idle_s, self._close_if_idle, args=(generation,))
+        timer.daemon = True
+        timer.start()
+        self._idle_timer = timer
+
+    def _close_if_idle(self, generation: int) -> None:
+        with self._lock:
+            if generation != self._generation:
+                return
+            process, self._process = self._process, None
+            self._idle_timer = None
+        _stop(process)
 
     def _start(self) -> subprocess.Popen[bytes]:
         try:
@@ -52,6 +100,7 @@ class FigureProgram:
     def request(self, header: dict[str, Any], payload: bytes | memoryview = b"") -> tuple[dict[str, Any], bytes]:
         """Send one request; returns the answer's JSON and bytes, or raises its FigureChatError."""
         with self._lock:
+            self._generation += 1
             if self._process is None or self._process.poll() is not None:
                 self._process = self._start()
             process = self._process
@@ -76,6 +125,8 @@ class FigureProgram:
                     "the next call starts it again",
                     "crashed",
                 ) from error
+            finally:
+                self._arm_idle_timer()
         if not answer.get("ok"):
             raise error_from_answer(answer.get("error"))
         return answer, data
@@ -83,13 +134,26 @@ class FigureProgram:
     def close(self) -> None:
         with self._lock:
             process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            assert process.stdin is not None
-            process.stdin.close()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
+                self._idle_timer = None
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes] | None) -> None:
+    """End a figure program: closing its input ends it (it serves until stdin ends)."""
+    if process is None or process.poll() is not None:
+        return
+    assert process.stdin is not None
+    try:
+        process.stdin.close()
+    except OSError:
+        pass
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _read_exactly(stream: Any, length: int) -> bytes:

@@ -13,6 +13,7 @@ environment, so the key variables reach it as they are.
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 from traitlets import Unicode
 from traitlets.config import Configurable
@@ -50,9 +51,42 @@ def _environment() -> dict[str, str]:
     """The figure server's environment on top of the Jupyter server's own."""
     env = server_environment()
     endpoint = _configured_endpoint()
-    if endpoint and not os.environ.get("FIGURE_CHAT_ENDPOINT"):
+    if endpoint and not os.environ.get("FIGURE_CHAT_ENDPOINT", "").strip():
         env["FIGURE_CHAT_ENDPOINT"] = endpoint
+        # So the figure server's messages name where the endpoint really came from.
+        env["FIGURE_CHAT_ENDPOINT_SOURCE"] = "config"
     return env
+
+
+OPENAI_DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+
+
+def server_endpoint(environ: dict[str, str] | None = None, configured: str | None = None) -> dict:
+    """The Jupyter server's model endpoint and where it came from, for the browser to show.
+
+    The same rule as the figure server's ``serverModelConfig`` (src/server/model/endpoint.ts):
+    ``FIGURE_CHAT_ENDPOINT``, else ``c.FigureChat.endpoint``, else, with only ``OPENAI_API_KEY``,
+    ``OPENAI_BASE_URL`` or OpenAI's endpoint. It goes into the page, so it carries whether a key
+    is set, never the key, and an endpoint with a user name, password, query or fragment (where a
+    secret could hide) is not shown.
+    """
+    env = os.environ if environ is None else environ
+    if configured is None:
+        configured = _configured_endpoint()
+    has_key = bool(env.get("FIGURE_CHAT_API_KEY") or env.get("OPENAI_API_KEY"))
+    endpoint, source = env.get("FIGURE_CHAT_ENDPOINT", "").strip(), "FIGURE_CHAT_ENDPOINT"
+    if not endpoint and configured:
+        endpoint, source = configured, "c.FigureChat.endpoint"
+    if not endpoint and not env.get("FIGURE_CHAT_API_KEY") and env.get("OPENAI_API_KEY"):
+        base = env.get("OPENAI_BASE_URL", "").strip()
+        endpoint, source = (base, "OPENAI_BASE_URL") if base else (OPENAI_DEFAULT_ENDPOINT, "OPENAI_API_KEY")
+    if endpoint:
+        parts = urlsplit(endpoint)
+        if parts.username or parts.password or parts.query or parts.fragment or "#" in endpoint:
+            endpoint = "(not shown: it carries credentials, a query or a fragment)"
+        else:
+            endpoint = endpoint.rstrip("/")
+    return {"endpoint": endpoint or None, "source": source if endpoint else None, "hasKey": has_key}
 
 
 def _jupyter_settings() -> tuple[str, bool]:

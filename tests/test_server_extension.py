@@ -79,3 +79,11 @@ async def test_the_running_server_logs_the_check_once(jp_serverapp, caplog):
         await asyncio.sleep(0.1)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Figure Chat")]
     assert len(lines) == 1, lines
+    # The browser reads the result here, so it never starts the figure server just to check it.
+    page_config = jp_serverapp.web_app.settings["page_config_data"]
+    deadline = time.monotonic() + 10
+    while "figureChatCheck" not in page_config:
+        assert time.monotonic() < deadline, "the check's result is not in the page config"
+        await asyncio.sleep(0.05)
+    check = json.loads(page_config["figureChatCheck"])
+    assert check["version"] == VERSION and check["line"] == lines[0]

@@ -6,13 +6,49 @@
  * as the OpenAI SDK does). The browser's endpoint setting is honoured only when no key is
  * configured, or when it names the same origin and a Chat Completions path under the server's
  * base; otherwise the server's endpoint is used, so a page can never aim the key elsewhere.
+ *
+ * Which endpoint is in force: the user's setting when it may be honoured, else the server's
+ * (`FIGURE_CHAT_ENDPOINT`, or `c.FigureChat.endpoint` passed on as that variable), else a local
+ * Ollama. An empty setting means "not set": the browser cannot outvote the administrator by
+ * sending a default it never chose (issue 33).
  */
 import { HttpError } from '../http/http';
 
 /** OpenAI's endpoint: what the OpenAI SDK uses when `OPENAI_BASE_URL` is not set. */
 export const OPENAI_DEFAULT_ENDPOINT = 'https://api.openai.com/v1';
 
+/** The endpoint when neither the user nor the Jupyter server names one: a local Ollama. */
+export const LOCAL_DEFAULT_ENDPOINT = 'http://localhost:11434/v1';
+
 const COMPLETIONS = '/chat/completions';
+
+/**
+ * Where the server's endpoint came from. `c.FigureChat.endpoint` reaches the figure server as
+ * `FIGURE_CHAT_ENDPOINT` with `FIGURE_CHAT_ENDPOINT_SOURCE=config` beside it (see proxy.py).
+ */
+export type ServerEndpointSource =
+  'FIGURE_CHAT_ENDPOINT' | 'c.FigureChat.endpoint' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY';
+
+/** Where the endpoint in force came from. */
+export type EndpointSource = ServerEndpointSource | 'settings' | 'default';
+
+/** Where an endpoint came from, in a user's words, for messages. */
+export function describeEndpointSource(source: EndpointSource): string {
+  switch (source) {
+    case 'FIGURE_CHAT_ENDPOINT':
+      return 'FIGURE_CHAT_ENDPOINT on the Jupyter server';
+    case 'c.FigureChat.endpoint':
+      return "c.FigureChat.endpoint in the Jupyter server's configuration";
+    case 'OPENAI_BASE_URL':
+      return 'OPENAI_BASE_URL on the Jupyter server';
+    case 'OPENAI_API_KEY':
+      return "OpenAI's endpoint, because OPENAI_API_KEY is set on the Jupyter server";
+    case 'settings':
+      return 'Settings → Figure Chat';
+    case 'default':
+      return 'the default: no endpoint in Settings → Figure Chat or on the Jupyter server';
+  }
+}
 
 /** The key and the endpoint it belongs to, from the server's environment. */
 export interface ServerModelConfig {
@@ -23,15 +59,19 @@ export interface ServerModelConfig {
   /** The server's own endpoint base (no trailing slash, no `/chat/completions`). */
   readonly endpoint?: URL;
   /** Where the endpoint came from. */
-  readonly endpointSource?: 'FIGURE_CHAT_ENDPOINT' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY';
+  readonly endpointSource?: ServerEndpointSource;
 }
 
 /** Where one request goes. */
 export interface ModelTarget {
   /** The Chat Completions URL. */
   readonly url: string;
-  /** The endpoint as the user should see it in messages. */
+  /** The endpoint's base, as the user should see it. */
   readonly endpoint: string;
+  /** Where it came from. */
+  readonly source: EndpointSource;
+  /** The endpoint for messages, with where it came from unless the user chose it. */
+  readonly label: string;
   /** The key to send, only when `url` is under the server's endpoint. */
   readonly key?: string;
   /** Why the browser's endpoint was not used, for error messages (a user may wonder). */
@@ -95,7 +135,8 @@ export function serverModelConfig(env: NodeJS.ProcessEnv = process.env): ServerM
       : undefined;
   const key = keySource ? env[keySource] : undefined;
   let configured = env.FIGURE_CHAT_ENDPOINT?.trim();
-  let endpointSource: ServerModelConfig['endpointSource'] = 'FIGURE_CHAT_ENDPOINT';
+  let endpointSource: ServerEndpointSource =
+    env.FIGURE_CHAT_ENDPOINT_SOURCE === 'config' ? 'c.FigureChat.endpoint' : 'FIGURE_CHAT_ENDPOINT';
   if (!configured && keySource === 'OPENAI_API_KEY') {
     configured = env.OPENAI_BASE_URL?.trim() || OPENAI_DEFAULT_ENDPOINT;
     endpointSource = env.OPENAI_BASE_URL?.trim() ? 'OPENAI_BASE_URL' : 'OPENAI_API_KEY';
@@ -131,9 +172,23 @@ function underServerBase(candidate: URL, server: URL): boolean {
   return candidate.pathname === base || candidate.pathname.startsWith(`${base}/`);
 }
 
+function target(base: string, source: EndpointSource, key?: string, note?: string): ModelTarget {
+  return {
+    url: completionsUrl(base),
+    endpoint: base,
+    source,
+    // The user's own choice needs no provenance (the hints point at Settings); the server's or the
+    // default does, or a user would go looking in Settings for an endpoint that is not there.
+    label: source === 'settings' ? base : `${base} (from ${describeEndpointSource(source)})`,
+    key,
+    note
+  };
+}
+
 /**
- * Decide where a request goes. `requested` is the browser's endpoint setting (may be absent).
- * Throws an actionable `HttpError` when no endpoint can be chosen.
+ * Decide where a request goes. `requested` is the browser's endpoint setting: absent or blank
+ * means the user has not chosen one. Throws an actionable `HttpError` when no endpoint can be
+ * chosen.
  */
 export function chooseModelTarget(
   requested: string | undefined,
@@ -148,25 +203,24 @@ export function chooseModelTarget(
     );
   }
   const browser =
-    requested === undefined
+    requested === undefined || !requested.trim()
       ? undefined
-      : parseBase(requested, 'Model endpoint', 'Set it in Settings → Figure Chat.');
+      : parseBase(
+          requested,
+          'Model endpoint',
+          "Set it in Settings → Figure Chat, or leave it empty to use the Jupyter server's."
+        );
   if (server && (!browser || (key && !underServerBase(browser, server)))) {
-    // With a key, the browser may not pick another origin: use the server's endpoint instead.
+    // The server's endpoint is the default; with a key, the browser may not pick another origin.
     const base = baseText(server);
     const from = config.endpointSource ?? 'FIGURE_CHAT_ENDPOINT';
     const note = browser
-      ? ` Figure Chat sent this to ${base} (${from} on the Jupyter server), not to ${baseText(browser)} from Settings, because the server's API key may only go to its own endpoint.`
+      ? ` Figure Chat sent this to ${base} (${describeEndpointSource(from)}), not to ${baseText(browser)} from Settings, because the server's API key may only go to its own endpoint.`
       : undefined;
-    return { url: completionsUrl(base), endpoint: base, key, note };
+    return target(base, from, key, note);
   }
   if (!browser) {
-    throw new HttpError(
-      400,
-      'No model endpoint: set it in Settings → Figure Chat (for example http://localhost:11434/v1), or ask the Jupyter administrator to set FIGURE_CHAT_ENDPOINT.',
-      'bad-endpoint'
-    );
+    return target(LOCAL_DEFAULT_ENDPOINT, 'default');
   }
-  const base = baseText(browser);
-  return { url: completionsUrl(base), endpoint: base, key };
+  return target(baseText(browser), 'settings', key);
 }

@@ -12,6 +12,7 @@
  */
 import { isRecord } from '../../tools/guards';
 import { HttpError, type JsonRoute } from '../http/http';
+import { chooseModelTarget, serverModelConfig } from './endpoint';
 
 /** How long each probe may take. */
 export const MODEL_INFO_TIMEOUT_MS = 3000;
@@ -93,20 +94,27 @@ export async function modelInfo(endpoint: string, model: string): Promise<ModelI
   return { images: null, source: null };
 }
 
-/** The route: `{endpoint, model}` in, {@link ModelInfo} out. */
+/**
+ * The route: `{endpoint, model}` in, {@link ModelInfo} out. The endpoint probed is the one in force
+ * (see `endpoint.ts`): an empty `endpoint` means the user has not chosen one.
+ */
 export const modelInfoRoute: JsonRoute = async body => {
   const endpoint = isRecord(body) ? body.endpoint : undefined;
   const model = isRecord(body) ? body.model : undefined;
   if (
     typeof endpoint !== 'string' ||
-    !/^https?:\/\//i.test(endpoint) ||
+    (endpoint.trim() !== '' && !/^https?:\/\//i.test(endpoint)) ||
     typeof model !== 'string'
   ) {
     throw new HttpError(
       400,
-      'model-info expects {"endpoint": "http(s)://…", "model": "name"}; check the endpoint in Settings → Figure Chat.',
+      'model-info expects {"endpoint": "http(s)://…" or "", "model": "name"}; check the endpoint in Settings → Figure Chat.',
       'bad-request'
     );
   }
-  return { json: await modelInfo(endpoint, model) };
+  // A probe carries no key, so a key without FIGURE_CHAT_ENDPOINT (which stops a chat request)
+  // does not stop it: it asks the endpoint the user or the default names.
+  const config = serverModelConfig();
+  const inForce = chooseModelTarget(endpoint, config.endpoint ? config : {});
+  return { json: await modelInfo(inForce.endpoint, model) };
 };

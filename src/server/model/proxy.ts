@@ -13,7 +13,7 @@ import { isRecord } from '../../tools/guards';
 
 import { HttpError, readJson, sendError, type RouteContext } from '../http/http';
 import { checkRequestId, registerModelRequest } from './cancel';
-import { chooseModelTarget, serverModelConfig } from './endpoint';
+import { chooseModelTarget, serverModelConfig, type ModelTarget } from './endpoint';
 import { ModelLimitError, limitMessage, modelLimits, type ModelLimits } from './limits';
 import { KeyRedactor } from './redact';
 import { SseLineForwarder, type StreamForwarder } from './sse-lines';
@@ -53,19 +53,31 @@ function parseModelRequest(value: unknown): ModelRequest {
   };
 }
 
-function describeFetchFailure(error: unknown, endpoint: string): HttpError {
+/** What a user can do about an endpoint that does not answer, by where it came from. */
+function unreachableHint(target: ModelTarget): string {
+  switch (target.source) {
+    case 'settings':
+      return "Start it (for Ollama: `ollama serve`), or change the endpoint in Settings → Figure Chat (leave it empty to use the Jupyter server's).";
+    case 'default':
+      return 'Start it (for Ollama: `ollama serve`), set an endpoint in Settings → Figure Chat, or ask the Jupyter administrator to set FIGURE_CHAT_ENDPOINT.';
+    default:
+      return 'Ask the Jupyter administrator to check it (the model server may be down); without an API key on the server you may set your own endpoint in Settings → Figure Chat.';
+  }
+}
+
+function describeFetchFailure(error: unknown, target: ModelTarget): HttpError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? '';
   if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET'].includes(code)) {
     return new HttpError(
       502,
-      `No model server answered at ${endpoint} (${code}). Start it (for Ollama: \`ollama serve\`) or set the endpoint in Settings → Figure Chat.`,
+      `No model server answered at ${target.label} (${code}). ${unreachableHint(target)}`,
       'unreachable'
     );
   }
   return new HttpError(
     502,
-    `Could not reach the model server at ${endpoint}: ${cause?.message ?? (error as Error).message}. Check the endpoint in Settings → Figure Chat.`,
+    `Could not reach the model server at ${target.label}: ${cause?.message ?? (error as Error).message}. ${unreachableHint(target)}`,
     'unreachable'
   );
 }
@@ -203,7 +215,7 @@ export async function modelRoute(
   const abort = new AbortController();
   let limit: ModelLimitError | undefined;
   const stop = (code: ModelLimitError['code']): void => {
-    limit ??= new ModelLimitError(limitMessage(code, limits, target.endpoint), code);
+    limit ??= new ModelLimitError(limitMessage(code, limits, target.label), code);
     abort.abort(limit);
   };
   const unregister = request.id ? registerModelRequest(request.id, abort) : undefined;
@@ -235,7 +247,7 @@ export async function modelRoute(
       if (abort.signal.aborted) {
         throw new HttpError(409, 'The model request was cancelled.', 'cancelled');
       }
-      throw describeFetchFailure(error, target.endpoint);
+      throw describeFetchFailure(error, target);
     } finally {
       clearTimeout(connectTimer);
     }
@@ -250,7 +262,7 @@ export async function modelRoute(
         Math.min(ERROR_BODY_TIMEOUT_MS, limits.idleMs)
       );
       const detail = upstreamDetail(text, response.headers.get('content-type'), redactor);
-      throw new HttpError(status, upstreamMessage(response.status, detail, target.endpoint), code);
+      throw new HttpError(status, upstreamMessage(response.status, detail, target.label), code);
     }
     res.writeHead(200, {
       'Content-Type': safeContentType(response.headers.get('content-type'), redactor),
