@@ -144,6 +144,10 @@ async def check_installation(
 def _load_jupyter_server_extension(serverapp) -> None:  # noqa: ANN001 - Jupyter's ServerApp
     """Run the check in the background, so it never delays the server's start."""
     log = serverapp.log
+    # Calls from other agents (MCP, ./mcp): their service, and the channel to the pages.
+    from .mcp.server import setup_agent_calls
+
+    setup_agent_calls(serverapp)
 
     async def report() -> None:
         try:
