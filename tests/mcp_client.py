@@ -3,6 +3,8 @@ tests/test_mcp*.py, bench/mcp.py and ui-tests/tests/mcp.spec.ts.
 
 As a program: ``python tests/mcp_client.py URL TOOL 'JSON ARGUMENTS' [--name CLIENT]`` prints the
 call's result as JSON (``isError``, and each content block's type, text or mimeType and size).
+URL may be ``pid:<PID>``: the MCP server of the Jupyter server with that process id, as it
+published itself in Jupyter's runtime folder (so a server on a port the system picked is found).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import base64
 import json
 import sys
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, AsyncIterator
 
 from mcp import ClientSession
@@ -43,8 +46,18 @@ def summary(result: Any) -> dict[str, Any]:
     return {"isError": bool(result.is_error), "content": blocks}
 
 
+def server_url(url: str) -> str:
+    """``url``, or for ``pid:<PID>`` the URL in that Jupyter server's MCP runtime file."""
+    if not url.startswith("pid:"):
+        return url
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    info = Path(jupyter_runtime_dir()) / f"jpserver-mcp-{int(url[4:])}.json"
+    return str(json.loads(info.read_text("utf-8"))["url"])
+
+
 async def _main(args: argparse.Namespace) -> int:
-    async with mcp_session(args.url, args.name) as session:
+    async with mcp_session(server_url(args.url), args.name) as session:
         result = await session.call_tool(args.tool, json.loads(args.arguments))
     print(json.dumps(summary(result)))
     return 0

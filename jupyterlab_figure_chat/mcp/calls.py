@@ -81,9 +81,14 @@ class AgentCalls:
         call = {"name": name, "arguments": arguments, "agent": {"name": agent, "via": "mcp"}}
         async with self._lock(path):
             page = self.pages.page_for(path) if self.pages is not None else None
-            if page is not None:
-                return await page.call(path, call)
-            return await self._call_closed(path, call)
+            if page is None:
+                return await self._call_closed(path, call)
+            result = await page.call(path, call)
+            if name == "present_svg" and not result.failed and not result.images:
+                # The page has no PNG of a figure; the figure program draws the one the agent sees.
+                answer, png = await self._run({"op": "figure", "svg": arguments.get("svg"), "alt": arguments.get("alt")})
+                result.images.append(AgentImage("image/png", png, int(answer["pngWidth"]), int(answer["pngHeight"])))
+            return result
 
     # -- the closed notebook: the server writes the file -------------------------------------
 
