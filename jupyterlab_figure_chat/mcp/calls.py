@@ -61,6 +61,8 @@ class AgentCalls:
     def __init__(self, serverapp: Any, pages: Any = None) -> None:
         self._serverapp = serverapp
         self._locks: dict[str, asyncio.Lock] = {}
+        #: Per notebook: the modification time and content of the file as this server last had it.
+        self._written: dict[str, tuple[Any, Any]] = {}
         self._program: FigureProgram | None = None
         #: The page channel (./pages), which knows the notebooks open in JupyterLab pages.
         self.pages = pages
@@ -95,10 +97,7 @@ class AgentCalls:
     async def _read(self, path: str, content: bool) -> dict[str, Any]:
         manager = self.contents_manager
         try:
-            try:
-                return await _maybe_await(manager.get(path, content=content, type="notebook", require_hash=True))
-            except TypeError:  # a contents manager older than jupyter_server 2.11 (no hashes)
-                return await _maybe_await(manager.get(path, content=content, type="notebook"))
+            return await _maybe_await(manager.get(path, content=content, type="notebook"))
         except Exception as error:  # noqa: BLE001 - the manager's HTTPError, or a broken file
             status = getattr(error, "status_code", None)
             if status == 404:
@@ -106,9 +105,20 @@ class AgentCalls:
             reason = getattr(error, "log_message", None) or str(error)
             raise AgentCallError(f'The notebook "{path}" cannot be read: {reason}') from error
 
-    async def _call_closed(self, path: str, call: dict[str, Any]) -> AgentResult:
+    async def _load(self, path: str) -> tuple[dict[str, Any], Any]:
+        """The notebook's file model (its ``last_modified``) and its content. The content this
+        server last wrote is kept, and used again while the file's modification time says nobody
+        saved it since: then a stat replaces reading and validating the whole file."""
+        known = self._written.pop(path, None)
+        if known is not None:
+            model = await self._read(path, content=False)
+            if model.get("last_modified") == known[0]:
+                return model, known[1]
         model = await self._read(path, content=True)
-        notebook = model["content"]
+        return model, model["content"]
+
+    async def _call_closed(self, path: str, call: dict[str, Any]) -> AgentResult:
+        model, notebook = await self._load(path)
         metadata = notebook.setdefault("metadata", {})
         header = {
             "op": "agent",
@@ -122,6 +132,7 @@ class AgentCalls:
         result = _result(answer, payload)
         messages = answer.get("messages") or []
         if result.failed or not messages:
+            self._written[path] = (model.get("last_modified"), notebook)
             return result
         stored = metadata.get(METADATA_KEY)
         if not isinstance(stored, dict):
@@ -157,18 +168,18 @@ class AgentCalls:
             raise AgentCallError(str(error)) from error
 
     async def _write(self, path: str, before: dict[str, Any], notebook: Any) -> None:
+        # The modification time (from a stat, to the microsecond): any save since the read moved it.
         now = await self._read(path, content=False)
-        changed = now.get("last_modified") != before.get("last_modified") or (
-            now.get("hash") is not None and now.get("hash") != before.get("hash")
-        )
+        changed = now.get("last_modified") != before.get("last_modified")
         if changed:
             raise AgentCallError(
                 f'The notebook "{path}" changed on disk while the call ran; nothing was written. Call again.'
             )
         try:
-            await _maybe_await(
+            saved = await _maybe_await(
                 self.contents_manager.save({"type": "notebook", "format": "json", "content": notebook}, path)
             )
+            self._written[path] = (saved.get("last_modified"), notebook)
         except Exception as error:  # noqa: BLE001 - the manager's HTTPError: say why, as text
             reason = getattr(error, "log_message", None) or str(error)
             raise AgentCallError(f'The notebook "{path}" could not be saved: {reason}') from error

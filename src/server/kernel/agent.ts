@@ -18,6 +18,7 @@ import { isRecord } from '../../tools/guards';
 import type { NotebookCellJson, SharedVisionRecord, ToolHost } from '../../tools/host';
 import type { ToolRegistry } from '../../tools/registry';
 import { isReadable, loadTranscript } from '../../tools/transcript';
+import { MIN_DISPLAY_WIDTH } from '../../tools/wire';
 import type { JsonRoute, RouteContext } from '../http/http';
 import { HttpError } from '../http/http';
 import { pictureInfoRoute } from '../pictures/pictures';
@@ -116,6 +117,18 @@ function savedVision(
   };
 }
 
+/**
+ * A `render` request as the agent's call needs it: the agent sees each view's copy for the model
+ * (drawn full size), and nobody sees the PNG here (a closed notebook's chat shows nothing; the
+ * page re-renders on replay), so the PNG is drawn at the smallest display width instead of twice
+ * full size.
+ */
+function forAgent(request: unknown): unknown {
+  return isRecord(request) && request.model === true
+    ? { ...request, width: MIN_DISPLAY_WIDTH }
+    : request;
+}
+
 /** A figure's size as `check-svg` measured it. */
 const CheckedSize = z.object({ ok: z.literal(true), width: z.number(), height: z.number() });
 
@@ -140,7 +153,7 @@ function agentHost(
         throw new HttpError(400, `the agent host has no ${route} route.`, 'bad-request');
       }
       const context: RouteContext = { root: body.root, hideHidden: body.hideHidden, signal };
-      const result = await handler(request, context);
+      const result = await handler(route === 'render' ? forAgent(request) : request, context);
       if (!('json' in result)) {
         return result.bytes as T;
       }
