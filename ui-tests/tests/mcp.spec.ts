@@ -2,7 +2,8 @@
  * Another agent's call on a notebook open in JupyterLab: an MCP `present_svg` call (a real MCP
  * client, tests/mcp_client.py, against the jupyter-server-mcp of the test's Jupyter server) goes
  * to the page that has the notebook open, shows in its chat at once as the agent's turn, becomes
- * part of the notebook (saved with it, the file untouched until then), and replays after a reload.
+ * part of the notebook (saved with it, the file untouched until then), and replays after a reload;
+ * a `vision_mark` on a Vision widget's picture lands in the widget and in the kernel's `v.marks`.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -19,8 +20,10 @@ import {
   openChatSidebar,
   openNotebook,
   reloadLab,
+  setCode,
   SETTINGS,
-  storedTranscript
+  storedTranscript,
+  visibleCells
 } from './helpers';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
@@ -119,4 +122,51 @@ test('a hostile SVG from an agent is refused and leaves the open notebook unchan
     return context.model.getMetadata('figure_chat') ?? null;
   });
   expect(stored).toBeNull();
+});
+
+test('an MCP vision_mark on the picture of a Vision widget shows in the widget and in v.marks', async ({
+  page,
+  tmpPath
+}) => {
+  const path = `${tmpPath}/agent-vision.ipynb`;
+  await createNotebookFile(page, path);
+  await openChatSidebar(page);
+  await openNotebook(page, path);
+  await setCode(
+    page,
+    0,
+    'import json\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv'
+  );
+  await page.notebook.runCell(0, true);
+  const marks = page.locator('.jp-FigureChat-visionMarks');
+  await expect(marks).toBeVisible({ timeout: 60000 });
+  // The widget's output address, as notebook_read lists it.
+  const cellId = await page.evaluate(() => {
+    const widget = window.jupyterapp.shell.currentWidget;
+    if (!widget || !('content' in widget)) {
+      throw new Error('no notebook is shown');
+    }
+    const content = widget.content as { model: { cells: { get(i: number): { id: string } } } };
+    return content.model.cells.get(0).id;
+  });
+
+  const result = await callMcp('vision_mark', {
+    notebook: path,
+    image: `cell:${cellId}/0`,
+    marks: [{ at: '100,120', caption: 'from the agent' }]
+  });
+  expect(result.isError).toBe(false);
+  expect(result.content[0].text).toContain('#1');
+  expect(result.content[1]).toMatchObject({ type: 'image', mimeType: 'image/jpeg' });
+
+  await expect(marks.locator('[data-mark]')).toHaveCount(1);
+  await setCode(page, 1, 'print(json.dumps(v.marks))');
+  await page.notebook.runCell(1, true);
+  const printed = visibleCells(page).nth(1).locator('.jp-OutputArea-output');
+  await expect(printed).toContainText('from the agent');
+  const read = JSON.parse((await printed.textContent()) ?? '[]') as Array<Record<string, unknown>>;
+  expect(read).toEqual([expect.objectContaining({ id: 1, kind: 'point', x: 100, y: 120 })]);
+  await expect(chat(page).locator('.jp-FigureChat-toolCard[data-tool="vision_mark"]')).toHaveCount(
+    1
+  );
 });
