@@ -293,3 +293,16 @@ async def test_concurrent_calls_on_one_notebook_keep_every_mark(mcp_url, jp_root
     numbers = [line.split()[0] for line in listed.splitlines() if line.startswith("#")]
     assert numbers == [f"#{n}" for n in range(1, 9)], listed
     assert len(_conversation(path)["messages"]) == 2 * 9
+
+
+async def test_the_page_channel_refuses_unauthenticated_pages(mcp_url, jp_http_port, jp_base_url, jp_ws_fetch):
+    from tornado.httpclient import HTTPClientError
+    from tornado.websocket import websocket_connect
+
+    url = f"ws://127.0.0.1:{jp_http_port}{jp_base_url}api/figure-chat/agent-calls"
+    with pytest.raises(HTTPClientError) as refused:
+        await websocket_connect(url)
+    assert refused.value.code == 403
+    # With the server's token, a page connects (and so may become a notebook's writer).
+    socket = await jp_ws_fetch("api", "figure-chat", "agent-calls")
+    socket.close()
