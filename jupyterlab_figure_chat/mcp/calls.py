@@ -12,9 +12,13 @@ one notebook run one at a time, so concurrent calls never lose a turn or share a
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
+
+from jupyter_core.utils import ensure_async
 
 from ..errors import FigureChatError
 from ..program import FigureProgram
@@ -49,10 +53,6 @@ class AgentResult:
     text: str
     failed: bool = False
     images: list[AgentImage] = field(default_factory=list)
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future) else value
 
 
 class AgentCalls:
@@ -97,7 +97,7 @@ class AgentCalls:
     async def _read(self, path: str, content: bool) -> dict[str, Any]:
         manager = self.contents_manager
         try:
-            return await _maybe_await(manager.get(path, content=content, type="notebook"))
+            return await ensure_async(manager.get(path, content=content, type="notebook"))
         except Exception as error:  # noqa: BLE001 - the manager's HTTPError, or a broken file
             status = getattr(error, "status_code", None)
             if status == 404:
@@ -143,8 +143,6 @@ class AgentCalls:
         return result
 
     def _root(self) -> str:
-        import os
-
         root = getattr(self.contents_manager, "root_dir", None) or self._serverapp.root_dir
         return os.path.realpath(root)
 
@@ -156,7 +154,9 @@ class AgentCalls:
                 f"{MAX_NOTEBOOK_BYTES // 1048576} MiB a call reads; clear large outputs first."
             )
         if self._program is None:
+            # Its own figure program, started on the first call and closed with the server.
             self._program = FigureProgram()
+            atexit.register(self._program.close)
         program = self._program
         try:
             return await asyncio.wait_for(asyncio.to_thread(program.request, header), CALL_TIMEOUT_S)
@@ -176,18 +176,13 @@ class AgentCalls:
                 f'The notebook "{path}" changed on disk while the call ran; nothing was written. Call again.'
             )
         try:
-            saved = await _maybe_await(
+            saved = await ensure_async(
                 self.contents_manager.save({"type": "notebook", "format": "json", "content": notebook}, path)
             )
             self._written[path] = (saved.get("last_modified"), notebook)
         except Exception as error:  # noqa: BLE001 - the manager's HTTPError: say why, as text
             reason = getattr(error, "log_message", None) or str(error)
             raise AgentCallError(f'The notebook "{path}" could not be saved: {reason}') from error
-
-    def close(self) -> None:
-        if self._program is not None:
-            self._program.close()
-            self._program = None
 
 
 def _result(answer: dict[str, Any], payload: bytes) -> AgentResult:
