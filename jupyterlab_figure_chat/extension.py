@@ -164,6 +164,10 @@ def _load_jupyter_server_extension(serverapp) -> None:  # noqa: ANN001 - Jupyter
     """
     log = serverapp.log
     _publish_server_endpoint(serverapp)
+    # Calls from other agents (MCP, ./mcp): their service, and the channel to the pages.
+    from .mcp.server import setup_agent_calls
+
+    setup_agent_calls(serverapp)
 
     async def report() -> None:
         try:

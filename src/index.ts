@@ -9,6 +9,7 @@ import { figureOutputPlugin } from './outputs/figure-outputs';
 import { insertPlugin } from './outputs/insert';
 import { kernelBridgePlugin } from './kernel-bridge/plugin';
 import { pinnedCellsPlugin } from './outputs/pinned-cells';
+import { agentCallsPlugin } from './plugins/agent-calls';
 import { attachPlugin } from './plugins/attach';
 import { conversationCommandsPlugin } from './plugins/conversation-commands';
 import { settingsPlugin } from './plugins/settings';
@@ -28,7 +29,8 @@ const plugins: JupyterFrontEndPlugin<unknown>[] = [
   figureOutputPlugin,
   insertPlugin,
   kernelBridgePlugin,
-  pinnedCellsPlugin
+  pinnedCellsPlugin,
+  agentCallsPlugin
 ];
 
 export default plugins;

@@ -22,3 +22,9 @@ c.LabServerApp.user_settings_dir = os.path.join(  # noqa: F821
 )
 # Notebook 7 (`jupyter notebook`, playwright.notebook.config.js) exposes `window.jupyterapp` too.
 c.JupyterNotebookApp.expose_app_in_browser = True  # noqa: F821
+
+# jupyter-server-mcp (the test extra installs it; it enables itself): on loopback, on a port the
+# system picks unless FIGURE_CHAT_MCP_PORT names one, so that servers run side by side never
+# collide on its default 3001. tests/mcp_client.py finds it by the server's pid.
+c.MCPExtensionApp.mcp_port = int(os.environ.get("FIGURE_CHAT_MCP_PORT", "0"))  # noqa: F821
+c.MCPServer.host = "127.0.0.1"  # noqa: F821

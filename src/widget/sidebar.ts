@@ -116,14 +116,33 @@ export class FigureChatSidebar extends Panel {
       this._updateTitle();
       return;
     }
+    const view = await this._viewFor(panel);
+    if (!view || this._current !== panel) {
+      return;
+    }
+    this._placeholder.hide();
+    view.show();
+    this._updateTitle();
+  }
+
+  /**
+   * The chat session of a notebook, made (hidden) if the sidebar has not shown it yet: calls from
+   * other agents on an open notebook run in it. Null once the notebook is closed.
+   */
+  async sessionFor(panel: NotebookPanel): Promise<ChatSession | null> {
+    return (await this._viewFor(panel))?.session ?? null;
+  }
+
+  /** The view of a notebook's chat, made hidden the first time. */
+  private async _viewFor(panel: NotebookPanel): Promise<ChatView | null> {
     let view = this._views.get(panel);
     if (!view) {
       await panel.context.ready;
-      if (panel.isDisposed || this._current !== panel) {
-        return;
+      if (panel.isDisposed) {
+        return null;
       }
       // Another call for the same notebook may have made its view while this one waited (the
-      // chat left the notebook and came back before it was ready): show that one, never a second.
+      // chat left the notebook and came back before it was ready): use that one, never a second.
       view = this._views.get(panel);
     }
     if (!view) {
@@ -131,14 +150,13 @@ export class FigureChatSidebar extends Panel {
       const services = { ...this._options.services, viewWidth: () => this._viewWidth() };
       const session = new ChatSession(model, services, panel.context.saveState);
       view = new ChatView({ ...this._options, session });
+      view.hide();
       this._views.set(panel, view);
       this.addWidget(view);
       panel.disposed.connect(() => this._forget(panel));
       panel.context.pathChanged.connect(() => this._updateTitle());
     }
-    this._placeholder.hide();
-    view.show();
-    this._updateTitle();
+    return view;
   }
 
   protected onAfterShow(msg: Parameters<Widget['processMessage']>[0]): void {

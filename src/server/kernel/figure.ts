@@ -60,14 +60,27 @@ export async function figureOp(
   }
   // Only now, with the size checked against the policy's limits, does resvg render.
   const { width, height } = check.value;
+  const png = renderFigurePng(args.data.svg, width, height);
+  return {
+    json: { width, height, pngWidth: png.width, pngHeight: png.height },
+    payload: png.bytes
+  };
+}
+
+/**
+ * The PNG of a figure `checkSvg` passed (never call it on an unchecked SVG: resvg reads local
+ * files and has no memory limit), at up to 2× its intrinsic size and at most
+ * {@link FIGURE_PNG_MAX_PIXELS}.
+ */
+export function renderFigurePng(
+  svg: string,
+  width: number,
+  height: number
+): { bytes: Buffer; width: number; height: number } {
   const scale = Math.min(2, Math.sqrt(FIGURE_PNG_MAX_PIXELS / (width * height)));
-  const rendered = new Resvg(args.data.svg, {
+  const rendered = new Resvg(svg, {
     ...resvgOptions(),
     fitTo: { mode: 'zoom', value: scale }
   }).render();
-  const png = rendered.asPng();
-  return {
-    json: { width, height, pngWidth: rendered.width, pngHeight: rendered.height },
-    payload: png
-  };
+  return { bytes: rendered.asPng(), width: rendered.width, height: rendered.height };
 }

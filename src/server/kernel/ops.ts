@@ -10,6 +10,7 @@ import { ToolRegistry } from '../../tools/registry';
 import { VisionError } from '../../tools/vision';
 import { visionTools } from '../../tools/vision-tools';
 import { HttpError } from '../http/http';
+import { AgentRequest, agentOp } from './agent';
 import { KernelOpError, parseRequest, type KernelAnswer } from './answer';
 import { FigureRequest, figureOp } from './figure';
 import { PictureRequest, pictureOp, PreviewRequest, previewOp } from './pictures';
@@ -53,6 +54,8 @@ export async function runKernelOp(header: unknown, payload: Buffer): Promise<Ker
         return await renderOp(parseRequest(RenderViewRequest, op, header));
       case 'check-record':
         return checkRecordOp(parseRequest(CheckRecordRequest, op, header));
+      case 'agent':
+        return await agentOp(registry, parseRequest(AgentRequest, op, header));
       default:
         throw new KernelOpError('request', 'bad-request', `unknown op ${String(op)}`);
     }
