@@ -26,7 +26,9 @@ async function openAtDefaultWidth(page: IJupyterLabPageFixture): Promise<void> {
     window.localStorage.setItem('jupyterlab-figure-chat:first-open-width', '1')
   );
   await openChat(page);
-  const width = await page.locator('#jp-figure-chat-sidebar').evaluate(node => node.offsetWidth);
+  const width = await page
+    .locator('#jp-figure-chat-sidebar')
+    .evaluate((node: HTMLElement) => node.offsetWidth);
   expect(Math.abs(width - DEFAULT_WIDTH)).toBeLessThanOrEqual(2);
 }
 
@@ -121,7 +123,7 @@ test('the error card fits the default width, and a validation dump waits behind 
   const buttons = message.locator('.jp-FigureChat-errorActions > button');
   await expect(buttons).toHaveCount(2);
   for (const button of await buttons.all()) {
-    expect(await unclipped(button), await button.textContent()).toBe(true);
+    expect(await unclipped(button), (await button.textContent()) ?? '').toBe(true);
     const b = await box(button);
     expect(b.x).toBeGreaterThanOrEqual(bubble.x - 0.5);
     expect(b.x + b.w).toBeLessThanOrEqual(bubble.x + bubble.w + 0.5);
