@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import FigureChatError
 from .outputs import FIGURE_MIME, bundle_record
-from .set_pictures import SetPicture, header_size
+from .set_pictures import SetPicture, fingerprint_in_memory, header_size
 
 if TYPE_CHECKING:
     from .set_pictures import Entry
@@ -74,13 +74,25 @@ class SetChat:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
-        missing = [entry for entry in self._entries if entry.sha256 is None and isinstance(entry.picture, Path)]
+        missing = [entry for entry in self._entries if entry.sha256 is None]
         if not missing or getattr(self, "_fingerprinting", False):
             return
         self._fingerprinting = True
 
         def read() -> None:
             for entry in missing:
+                if entry.sha256 is not None:
+                    continue
+                if not isinstance(entry.picture, Path):
+                    # An array, PIL image or bytes has no file to hash: its fingerprint is the
+                    # encoded picture's, which only the figure program makes. Without it the chat
+                    # could not mark the picture before a person had shown it.
+                    try:
+                        entry.sha256, entry.size = fingerprint_in_memory(entry)
+                    except Exception:  # noqa: BLE001 - a bad picture is reported when it is shown
+                        pass
+                    time.sleep(0.005)
+                    continue
                 try:
                     data = entry.picture.read_bytes()
                 except OSError:

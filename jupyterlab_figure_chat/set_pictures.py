@@ -112,6 +112,18 @@ def fetch_picture(entry: Entry) -> Loaded:
     )
 
 
+def fingerprint_in_memory(entry: Entry) -> tuple[str, tuple[int, int]]:
+    """The fingerprint and size of an array, PIL image or bytes of a set, as ``fetch_picture``
+    finds them: the figure program encodes it (the fingerprint is of the encoded picture), without
+    a preview and without keeping the bytes here."""
+    source = picture_source(entry.picture, entry.address)
+    header: dict[str, Any] = {"op": "picture", "address": entry.address}
+    if source.raw is not None:
+        header["raw"] = source.raw
+    answer, _ = background_figure_program().request(header, source.data)
+    return answer["sha256"], (answer["width"], answer["height"])
+
+
 def header_size(picture: Any) -> tuple[int, int] | None:
     """A picture's size without decoding it: a file's header (Pillow), an array's shape."""
     if isinstance(picture, Path):

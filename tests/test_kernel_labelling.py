@@ -122,6 +122,20 @@ CELLS = {
         bundle = s._output_bundle()[0]["application/vnd.figure-chat.figure+json"]
         print(json.dumps({"sent": sent, "pic4": s.annotations["pic4.jpg"], "set": bundle["set"]}))
     """,
+    "set-fingerprints-arrays": """
+        import time
+        from IPython.display import display
+        a = VisionSet([np.full((30, 40, 3), 50 * i, np.uint8) for i in range(3)])
+        display(a)
+        for _ in range(600):
+            if all(e.sha256 for e in a._entries):
+                break
+            time.sleep(0.05)
+        fingerprints = [e.sha256 for e in a._entries]
+        sizes = [list(e.size or ()) for e in a._entries]
+        loaded = [a._loaded(i).sha256 for i in range(1, 3)]
+        print(json.dumps({"fingerprints": fingerprints, "sizes": sizes, "loaded": loaded}))
+    """,
     "coco": """
         coco = s.to_coco("coco.json")
         print(json.dumps({"returned": coco == json.load(open("coco.json"))}))
@@ -333,6 +347,14 @@ def test_the_chat_reads_and_marks_any_picture_of_a_set(executed):
     assert listed["pic4.jpg"]["record"]["marks"][0]["kind"] == "polygon"
     assert listed["pic4.jpg"]["sha256"] == picture[0]["sha256"]
     assert listed["pic0.jpg"]["status"] == "submitted"
+
+
+def test_a_set_of_arrays_is_fingerprinted_after_its_first_paint(executed):
+    # Without the fingerprints the chat cannot mark a picture of the set before it is shown.
+    result = printed(executed["set-fingerprints-arrays"])
+    assert all(isinstance(f, str) and len(f) == 64 for f in result["fingerprints"])
+    assert result["fingerprints"][1:] == result["loaded"]
+    assert result["sizes"] == [[40, 30]] * 3
 
 
 def test_coco_is_read_by_pycocotools_and_agrees_with_the_marks(executed, folder):

@@ -235,6 +235,57 @@ const SCRIPTS = {
     },
     ['The kernel did not take the mark.']
   ],
+  // Issue 31 (labelling-chat.spec.ts): "pre-label every picture" of a 5-picture VisionSet in one
+  // question: notebook_read lists the set's addresses, then one vision_mark per picture, each a
+  // labelled box and a labelled polygon (the second picture also gets its view drawn).
+  'vision-set': [
+    ['Let me find the set.', structuredCall('call_s0', 'notebook_read', {})],
+    request => {
+      const addresses = setAddresses(lastToolText(request.messages));
+      return [
+        `Labelling ${addresses.length} pictures.`,
+        {
+          tool_calls: addresses.map((address, index) => ({
+            index,
+            id: `call_s${index + 1}`,
+            type: 'function',
+            function: {
+              name: 'vision_mark',
+              arguments: JSON.stringify({
+                image: address,
+                marks: [
+                  { at: `${40 + index},40,160,120`, label: 'cat', caption: `cat ${index}` },
+                  { at: '200,50,320,60,260,180', label: 'dog', caption: `dog ${index}` }
+                ],
+                ...(index === 1 ? {} : { view: 'none' })
+              })
+            }
+          }))
+        }
+      ];
+    },
+    ['Labelled the set.']
+  ],
+  // Issue 31: after the person's corrections, the model reads the set again and lists the first
+  // two pictures' marks.
+  'vision-set-review': [
+    ['Reading the set again.', structuredCall('call_r0', 'notebook_read', {})],
+    request => {
+      const addresses = setAddresses(lastToolText(request.messages)).slice(0, 2);
+      return [
+        'Listing the first two.',
+        {
+          tool_calls: addresses.map((address, index) => ({
+            index,
+            id: `call_r${index + 1}`,
+            type: 'function',
+            function: { name: 'vision_list', arguments: JSON.stringify({ image: address }) }
+          }))
+        }
+      ];
+    },
+    ['I see your corrections.']
+  ],
   // Issue 8: reasoning left in the content as <think> text (Ollama before 0.12.4, vLLM without a
   // reasoning parser), split across deltas the way those servers stream it.
   think: [
@@ -278,6 +329,12 @@ function lastUserText(messages) {
 function lastToolText(messages) {
   const tools = messages.filter(m => m.role === 'tool');
   return tools.length ? String(tools[tools.length - 1].content) : '';
+}
+
+/** The picture addresses notebook_read lists under a VisionSet (see src/chat/tools/notebook-read.ts). */
+function setAddresses(text) {
+  const after = text.split(/a VisionSet of \d+ pictures/)[1] ?? '';
+  return [...after.matchAll(/^ {6}(\S+) \(/gm)].map(match => match[1]);
 }
 
 function roundOf(messages) {

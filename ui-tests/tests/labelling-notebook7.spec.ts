@@ -1,30 +1,28 @@
 /**
- * Labelling in Jupyter Notebook 7's notebook view (started by playwright.notebook.config.js): a
- * class hotkey and a drawn box reach `v.marks`; Kernel → Restart turns the widget into its stored
- * picture with the notice within a second, and running the cell again edits again. Plain
- * Playwright pages, as in notebook7.spec.ts.
+ * Labelling in Jupyter Notebook 7's notebook view (started by playwright.notebook.config.js): the
+ * same steps as JupyterLab's labelling.spec.ts (classes and hotkeys, resize, a polygon, undo, a
+ * set's Prev / Next / Submit, shared in labelling-steps.ts), and Kernel → Restart turning the
+ * widget into its stored picture with the notice within a second, after which running the cell
+ * again edits again. Plain Playwright pages, as in notebook7.spec.ts.
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import { expect, test, type Page } from '@playwright/test';
 
 import { SERVER_URL } from './helpers';
+import {
+  editOnePicture,
+  kernelIdle,
+  ONE_PICTURE_CELL,
+  type Print,
+  SET_CELL,
+  stepThroughSet
+} from './labelling-steps';
 
 const NOTEBOOK = 'nb7-labelling.ipynb';
 
 // Only under playwright.notebook.config.js (a Notebook 7 server); the JupyterLab configs pick up
 // every spec file and run this one's JupyterLab twin, labelling-restart.spec.ts, instead.
 test.skip(process.env.FIGURE_CHAT_TEST_APP !== 'notebook', 'a Notebook 7 test');
-
-async function kernelIdle(page: Page): Promise<void> {
-  await page.waitForFunction(
-    () => {
-      const panel = window.jupyterapp.shell.currentWidget as NotebookPanel | null;
-      return panel?.sessionContext?.session?.kernel?.status === 'idle';
-    },
-    undefined,
-    { timeout: 60000 }
-  );
-}
 
 /** Run one cell as a person does: click into it, Shift+Enter, wait for its prompt number. */
 async function runCellAt(page: Page, index: number): Promise<void> {
@@ -33,6 +31,69 @@ async function runCellAt(page: Page, index: number): Promise<void> {
   await page.keyboard.press('Shift+Enter');
   await expect(cell.locator('.jp-InputPrompt')).toHaveText(/\[\d+\]/, { timeout: 60000 });
 }
+
+const CELLS = '.jp-NotebookPanel .jp-Notebook .jp-Cell';
+
+/** Notebook 7's Print: the source goes into the cell's model, then the cell is run by keys. */
+function notebookPrinter(page: Page): Print {
+  return async <T>(index: number, source: string): Promise<T> => {
+    await page.evaluate(
+      ([at, text]) => {
+        const panel = window.jupyterapp.shell.currentWidget as NotebookPanel;
+        panel.content.widgets[Number(at)].model.sharedModel.setSource(String(text));
+      },
+      [index, source]
+    );
+    await runCellAt(page, index);
+    const output = page.locator(CELLS).nth(index).locator('.jp-OutputArea-output');
+    await expect(output).toContainText(/[\]}]\s*$/);
+    return JSON.parse((await output.textContent()) ?? 'null') as T;
+  };
+}
+
+/** Make a notebook of `cells` (empty code cells after the first stay for the prints) and open it. */
+async function openWith(page: Page, name: string, cells: string[]): Promise<void> {
+  const content = {
+    cells: cells.map((source, index) => ({
+      id: `labelling-${index}`,
+      cell_type: 'code',
+      source,
+      metadata: {},
+      outputs: [],
+      execution_count: null
+    })),
+    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
+    nbformat: 4,
+    nbformat_minor: 5
+  };
+  const created = await page.request.put(`${SERVER_URL}api/contents/${name}`, {
+    data: { type: 'notebook', format: 'json', content }
+  });
+  expect(created.ok()).toBeTruthy();
+  await page.goto(`${SERVER_URL}notebooks/${name}`);
+  await page.waitForFunction(
+    () => window.jupyterapp?.commands.hasCommand('figure-chat:open') === true,
+    undefined,
+    { timeout: 60000 }
+  );
+  await kernelIdle(page);
+  await runCellAt(page, 0);
+  const marks = page.locator('.jp-FigureChat-visionMarks');
+  await expect(marks).toBeVisible({ timeout: 60000 });
+  await marks.evaluate(node => node.scrollIntoView({ block: 'center' }));
+}
+
+test('classes and hotkeys, box resize, a polygon and undo/redo reach v.marks', async ({ page }) => {
+  await openWith(page, 'nb7-labelling-edit.ipynb', [ONE_PICTURE_CELL, '', '']);
+  await editOnePicture(page, notebookPrinter(page), () => page.locator(CELLS).count());
+});
+
+test('a picture set: Prev / Next / Submit and their keys through five pictures', async ({
+  page
+}) => {
+  await openWith(page, 'nb7-labelling-set.ipynb', [SET_CELL, '']);
+  await stepThroughSet(page, notebookPrinter(page));
+});
 
 async function printedMarks(page: Page): Promise<Array<Record<string, number | string>>> {
   await runCellAt(page, 1);
