@@ -3,6 +3,7 @@
  * no external loads), fitted and height-capped, with `alt` as a visible caption. A stored figure
  * is checked again before it is shown; one that fails is an ordinary failed card with the reason.
  */
+import type { FigureServerRequest } from '../chat/figure-client';
 import { checkSvgPolicy, figureFromCall, svgDataUri } from '../tools/svg';
 import { insertButton, renderToolCard, type CardRenderer } from './card-renderers';
 import { figureBitmap, isCostlyFigure } from './figure-raster';
@@ -70,7 +71,9 @@ export function renderFigure(
   svg: string,
   alt: string,
   openLarger: (src: string, title: string) => void,
-  title: string
+  title: string,
+  /** The figure server, which draws costly figures; without it they are drawn in the page. */
+  request?: FigureServerRequest
 ): HTMLElement {
   const figure = document.createElement('figure');
   figure.className = 'jp-FigureChat-figure';
@@ -90,8 +93,9 @@ export function renderFigure(
   if (isCostlyFigure(svg)) {
     // Drawn once into a bitmap (./figure-raster); the scale is the SVG's, not the bitmap's.
     figure.classList.add('jp-FigureChat-figure-mod-bitmap');
-    figureBitmap(svg).then(
+    figureBitmap(svg, request).then(
       bitmap => {
+        figure.dataset.drawnBy = bitmap.drawnBy;
         watchScale(figure, img, title, bitmap.width);
         // Laid out at the figure's size, not the bitmap's (which has the device's pixel ratio).
         img.width = bitmap.shown.width;
@@ -133,7 +137,8 @@ export const presentSvgCard: CardRenderer = (card, context) => {
     figure.svg,
     figure.alt,
     context.openLarger,
-    context.trans.__('Click to open larger')
+    context.trans.__('Click to open larger'),
+    (route, body, signal) => context.request(route, body, signal)
   );
   element.dataset.callId = card.call.id;
   const insert = insertButton(context, card.call.id);

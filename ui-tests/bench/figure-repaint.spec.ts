@@ -118,7 +118,25 @@ async function sends(page: IJupyterLabPageFixture, count: number): Promise<numbe
   return gaps;
 }
 
-test('a heavy, policy-passing figure: frame gaps and typing', async ({ page, tmpPath }) => {
+for (const drawnBy of ['page', 'server'] as const) {
+  test(`a heavy, policy-passing figure drawn by the ${drawnBy}: frame gaps and typing`, async ({
+    page,
+    tmpPath
+  }) => {
+    if (drawnBy === 'page') {
+      // The figure server refuses to draw: the page draws the figure itself, as before
+      // `render-figure` (and as it still does when the server cannot).
+      await page.route('**/figure-chat/render-figure', route => route.abort());
+    }
+    await measure(page, tmpPath, drawnBy);
+  });
+}
+
+async function measure(
+  page: IJupyterLabPageFixture,
+  tmpPath: string,
+  drawnBy: 'page' | 'server'
+): Promise<void> {
   const results: string[] = [];
   for (const figure of [false, true]) {
     const path = `${tmpPath}/${figure ? 'heavy' : 'plain'}.ipynb`;
@@ -139,6 +157,10 @@ test('a heavy, policy-passing figure: frame gaps and typing', async ({ page, tmp
   await openChat(page);
   await figureShown(page);
   const open = await longestGap(page, 60);
+  await expect(chat(page).locator('.jp-FigureChat-figure')).toHaveAttribute(
+    'data-drawn-by',
+    drawnBy
+  );
 
   const heavyTyping = await typing(page);
 
@@ -159,11 +181,11 @@ test('a heavy, policy-passing figure: frame gaps and typing', async ({ page, tmp
   const larger = await longestGap(page, 60);
 
   results.push(
-    `heavy figure: longest frame gap on chat open ${open} ms, on send ${heavySends.join(' / ')} ms ` +
+    `heavy figure drawn by the ${drawnBy}: longest frame gap on chat open ${open} ms, on send ${heavySends.join(' / ')} ms ` +
       `(${plainSends.join(' / ')} ms without it; figure element kept: ${kept === 1}), ` +
       `larger view ${larger} ms; typing 20 characters ${heavyTyping} ms (${plainTyping} ms without the figure)`
   );
   for (const line of results) {
     console.log(line);
   }
-});
+}

@@ -4,11 +4,20 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
+import type { SvgCheck } from '../../tools/svg';
 import { checkSvg } from './check';
+import { checkAndRaster, type FigureRasterSize } from './raster';
 
-/** What the pool sends: the figure's source. */
+/** What the pool sends: the figure's source, and the size to draw it at when it is to be drawn. */
 export interface SvgWorkerRequest {
   readonly svg: string;
+  readonly raster?: FigureRasterSize;
+}
+
+/** What a worker answers: the figure's check, and its PNG when it was asked for and passed. */
+export interface SvgWorkerAnswer {
+  readonly check: SvgCheck;
+  readonly png?: Uint8Array;
 }
 
 /** What the pool gives every worker: where the bundled fonts are. */
@@ -20,7 +29,10 @@ const { fontDirectory } = workerData as SvgWorkerData;
 
 parentPort?.on('message', (request: SvgWorkerRequest) => {
   try {
-    parentPort?.postMessage({ ok: true, value: checkSvg(request.svg, fontDirectory) });
+    const value: SvgWorkerAnswer = request.raster
+      ? checkAndRaster(request.svg, request.raster, fontDirectory)
+      : { check: checkSvg(request.svg, fontDirectory) };
+    parentPort?.postMessage({ ok: true, value });
   } catch (error) {
     // Only a broken installation (no fonts) lands here; a bad figure is an answer, not an error.
     parentPort?.postMessage({
