@@ -8,7 +8,7 @@
  * the source: the larger view, downloads and the stored call use it.
  */
 import { FigureClient, type FigureServerRequest } from '../chat/figure-client';
-import { checkSvgPolicy, svgDataUri } from '../tools/svg';
+import { svgDataUri } from '../tools/svg';
 import { MAX_FIGURE_PIXEL_RATIO } from '../tools/wire';
 
 /** Whether a figure is costly to draw: it uses filter effects. */
@@ -38,7 +38,7 @@ const kept = new Map<string, Promise<FigureBitmap>>();
  * The address of a PNG of `svg` at the size the chat can show it (its own size at most, times the
  * device's pixel ratio); drawn once per figure and kept for the next card showing it.
  */
-export function figureBitmap(svg: string, request?: FigureServerRequest): Promise<FigureBitmap> {
+export function figureBitmap(svg: string, server?: FigureServer): Promise<FigureBitmap> {
   const known = kept.get(svg);
   if (known) {
     // Most recently used last, so the oldest goes first.
@@ -46,7 +46,7 @@ export function figureBitmap(svg: string, request?: FigureServerRequest): Promis
     kept.set(svg, known);
     return known;
   }
-  const made = request ? drawOnServer(svg, request).catch(() => draw(svg)) : draw(svg);
+  const made = server ? drawOnServer(svg, server).catch(() => draw(svg)) : draw(svg);
   made.catch(() => kept.delete(svg));
   kept.set(svg, made);
   if (kept.size > MAX_KEPT) {
@@ -62,15 +62,19 @@ function pixelRatio(): number {
   return Math.min(window.devicePixelRatio || 1, MAX_FIGURE_PIXEL_RATIO);
 }
 
+/**
+ * The figure server, and the figure's size as the policy measured it (decoding the SVG in the
+ * page to measure it would cost the page what the server is asked to spare it).
+ */
+export interface FigureServer {
+  readonly request: FigureServerRequest;
+  readonly width: number;
+  readonly height: number;
+}
+
 /** The figure server's PNG of `svg`, at the size the chat shows it times the pixel ratio. */
-async function drawOnServer(svg: string, request: FigureServerRequest): Promise<FigureBitmap> {
-  // The figure's size from the pure policy: decoding the SVG here to measure it would cost the
-  // page what the server is asked to spare it.
-  const check = checkSvgPolicy(svg);
-  if (!check.ok) {
-    throw new Error(check.error.message);
-  }
-  const { width, height } = check.value;
+async function drawOnServer(svg: string, server: FigureServer): Promise<FigureBitmap> {
+  const { request, width, height } = server;
   const fit = Math.min(1, MAX_SHOWN.width / width, MAX_SHOWN.height / height);
   const shown = {
     width: Math.max(1, Math.round(width * fit)),

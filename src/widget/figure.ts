@@ -3,10 +3,9 @@
  * no external loads), fitted and height-capped, with `alt` as a visible caption. A stored figure
  * is checked again before it is shown; one that fails is an ordinary failed card with the reason.
  */
-import type { FigureServerRequest } from '../chat/figure-client';
 import { checkSvgPolicy, figureFromCall, svgDataUri } from '../tools/svg';
 import { insertButton, renderToolCard, type CardRenderer } from './card-renderers';
-import { figureBitmap, isCostlyFigure } from './figure-raster';
+import { figureBitmap, isCostlyFigure, type FigureServer } from './figure-raster';
 
 /** Below this drawn scale, a figure in the sidebar says it can be opened larger. */
 export const SMALL_SCALE = 0.6;
@@ -73,7 +72,7 @@ export function renderFigure(
   openLarger: (src: string, title: string) => void,
   title: string,
   /** The figure server, which draws costly figures; without it they are drawn in the page. */
-  request?: FigureServerRequest
+  server?: FigureServer
 ): HTMLElement {
   const figure = document.createElement('figure');
   figure.className = 'jp-FigureChat-figure';
@@ -93,7 +92,7 @@ export function renderFigure(
   if (isCostlyFigure(svg)) {
     // Drawn once into a bitmap (./figure-raster); the scale is the SVG's, not the bitmap's.
     figure.classList.add('jp-FigureChat-figure-mod-bitmap');
-    figureBitmap(svg, request).then(
+    figureBitmap(svg, server).then(
       bitmap => {
         figure.dataset.drawnBy = bitmap.drawnBy;
         watchScale(figure, img, title, bitmap.width);
@@ -138,7 +137,11 @@ export const presentSvgCard: CardRenderer = (card, context) => {
     figure.alt,
     context.openLarger,
     context.trans.__('Click to open larger'),
-    (route, body, signal) => context.request(route, body, signal)
+    {
+      request: (route, body, signal) => context.request(route, body, signal),
+      width: check.value.width,
+      height: check.value.height
+    }
   );
   element.dataset.callId = card.call.id;
   const insert = insertButton(context, card.call.id);
