@@ -4,7 +4,8 @@
  * feTurbulence numOctaves 4, feMorphology radius 16, feConvolveMatrix order 5, 60 filtered
  * shapes). Reports (a benchmark: it asserts only that the figure shows) the longest frame gap
  * when the chat opens on it, on each send, in the larger view, and the time to type 20 characters
- * in the message box with it on screen and without it.
+ * in the message box with it on screen and without it; once with the figure drawn by the page
+ * (the figure server's `render-figure` blocked, as before it existed) and once by the server.
  *
  *   cd ui-tests && FIGURE_CHAT_TEST_PORT=9410 FIGURE_CHAT_MODEL_PORT=9411 \
  *     npx playwright test --config playwright.bench.config.js bench/figure-repaint.spec.ts
@@ -146,8 +147,10 @@ async function measure(
     expect(put.ok()).toBeTruthy();
   }
   // Without the figure: the typing baseline.
+  await watchFrames(page);
   await openNotebook(page, `${tmpPath}/plain.ipynb`);
   await openChat(page);
+  const plainOpen = await longestGap(page, 60);
   const plainTyping = await typing(page);
   const plainSends = await sends(page, 2);
 
@@ -181,7 +184,7 @@ async function measure(
   const larger = await longestGap(page, 60);
 
   results.push(
-    `heavy figure drawn by the ${drawnBy}: longest frame gap on chat open ${open} ms, on send ${heavySends.join(' / ')} ms ` +
+    `heavy figure drawn by the ${drawnBy}: longest frame gap on chat open ${open} ms (${plainOpen} ms without it), on send ${heavySends.join(' / ')} ms ` +
       `(${plainSends.join(' / ')} ms without it; figure element kept: ${kept === 1}), ` +
       `larger view ${larger} ms; typing 20 characters ${heavyTyping} ms (${plainTyping} ms without the figure)`
   );
