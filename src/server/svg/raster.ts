@@ -5,9 +5,15 @@
  */
 import { Resvg } from '@resvg/resvg-js';
 
+import type { SvgCheck } from '../../tools/svg';
 import { checkSvg } from './check';
 import { resvgOptions } from './fonts';
-import type { SvgWorkerAnswer } from './worker';
+
+/** What a worker answers: the figure's check, and its PNG when it was asked for and passed. */
+export interface SvgWorkerAnswer {
+  readonly check: SvgCheck;
+  readonly png?: Uint8Array;
+}
 
 /**
  * Most pixels of one `render-figure` PNG: the chat's largest figure box (1280×480 CSS px) at a

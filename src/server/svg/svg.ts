@@ -13,7 +13,8 @@ import { z } from 'zod';
 import { type SvgCheck } from '../../tools/svg';
 import { HttpError, type JsonRoute } from '../http/http';
 import { fontDirectory } from './fonts';
-import type { SvgWorkerAnswer, SvgWorkerData, SvgWorkerRequest } from './worker';
+import type { SvgWorkerAnswer } from './raster';
+import type { SvgWorkerData, SvgWorkerRequest } from './worker';
 import {
   WorkerPool,
   WorkerPoolBusyError,

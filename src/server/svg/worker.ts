@@ -4,20 +4,13 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
-import type { SvgCheck } from '../../tools/svg';
 import { checkSvg } from './check';
-import { checkAndRaster, type FigureRasterSize } from './raster';
+import { checkAndRaster, type FigureRasterSize, type SvgWorkerAnswer } from './raster';
 
 /** What the pool sends: the figure's source, and the size to draw it at when it is to be drawn. */
 export interface SvgWorkerRequest {
   readonly svg: string;
   readonly raster?: FigureRasterSize;
-}
-
-/** What a worker answers: the figure's check, and its PNG when it was asked for and passed. */
-export interface SvgWorkerAnswer {
-  readonly check: SvgCheck;
-  readonly png?: Uint8Array;
 }
 
 /** What the pool gives every worker: where the bundled fonts are. */
