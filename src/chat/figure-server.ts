@@ -20,6 +20,7 @@ export const IDEMPOTENT_ROUTES: ReadonlySet<string> = new Set([
   'version',
   'check-svg',
   'render',
+  'render-figure',
   'picture-info'
 ]);
 

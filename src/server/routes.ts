@@ -8,6 +8,7 @@ import { modelInfoRoute } from './model/info';
 import { modelRoute } from './model/proxy';
 import { pictureInfoRoute } from './pictures/pictures';
 import { renderRoute } from './render/route';
+import { renderFigureRoute } from './svg/render-figure';
 import { checkSvgRoute } from './svg/svg';
 
 /** JSON routes, all `POST` (`version`, a `GET`, is answered by the server itself). */
@@ -16,7 +17,8 @@ export const jsonRoutes: Record<string, JsonRoute> = {
   'model-cancel': modelCancelRoute,
   'model-info': modelInfoRoute,
   'picture-info': pictureInfoRoute,
-  render: renderRoute
+  render: renderRoute,
+  'render-figure': renderFigureRoute
 };
 
 /** Routes that stream or otherwise handle the response themselves. */

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 
+import { SVG_MAX_SIDE } from './svg/limits';
 import { ViewSpec } from './vision/geometry';
 
 /** Most views one `render` request may ask for. */
@@ -40,6 +41,34 @@ export const CheckSvgAnswer = z.discriminatedUnion('ok', [
   })
 ]);
 export type CheckSvgAnswer = z.infer<typeof CheckSvgAnswer>;
+
+/** Largest device pixel ratio `render-figure` draws at (phones and 4K screens reach 3). */
+export const MAX_FIGURE_PIXEL_RATIO = 3;
+
+/**
+ * `POST render-figure`: a figure drawn by the figure server, `width` CSS pixels wide (at most its
+ * own width) at the device's pixel ratio. The server checks the SVG again with the same policy; a
+ * refused figure is a 422. The answer is the PNG's bytes (`BINARY_CONTENT_TYPE`).
+ */
+export const RenderFigureRequest = z.object({
+  svg: z.string(),
+  width: z.number().int().min(1).max(SVG_MAX_SIDE),
+  ratio: z.number().min(0.25).max(MAX_FIGURE_PIXEL_RATIO)
+});
+export type RenderFigureRequest = z.infer<typeof RenderFigureRequest>;
+
+/** A PNG file's first eight bytes. */
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** `render-figure`'s answer: PNG bytes, checked by their signature. */
+export const RenderFigureAnswer = z.custom<Uint8Array>(
+  value =>
+    value instanceof Uint8Array &&
+    value.length > PNG_SIGNATURE.length &&
+    PNG_SIGNATURE.every((byte, i) => value[i] === byte),
+  'expected the bytes of a PNG'
+);
+export type RenderFigureAnswer = z.infer<typeof RenderFigureAnswer>;
 
 /**
  * How a request names a picture: its address, and for a `cell:` picture its base64 bytes, which
@@ -138,9 +167,6 @@ export const BINARY_CONTENT_TYPE = 'application/octet-stream';
 
 /** The first bytes of a binary `render` answer ("FCR" and the format's version, 1). */
 const BINARY_MAGIC = [0x46, 0x43, 0x52, 0x01];
-
-/** A PNG file's first eight bytes. */
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** The first bytes of each model copy's format. */
 const MODEL_SIGNATURES: Record<ModelImageMime, readonly number[]> = {
@@ -299,7 +325,8 @@ export type ErrorAnswer = z.infer<typeof ErrorAnswer>;
 export const ROUTES = {
   'check-svg': { request: CheckSvgRequest, answer: CheckSvgAnswer },
   'picture-info': { request: PictureRequest, answer: PictureInfo },
-  render: { request: RenderRequest, answer: RenderAnswer }
+  render: { request: RenderRequest, answer: RenderAnswer },
+  'render-figure': { request: RenderFigureRequest, answer: RenderFigureAnswer }
 } as const;
 export type RouteName = keyof typeof ROUTES;
 export type RouteRequest<R extends RouteName> = z.input<(typeof ROUTES)[R]['request']>;
@@ -309,5 +336,6 @@ export type RouteAnswer<R extends RouteName> = z.infer<(typeof ROUTES)[R]['answe
 export const ANSWERS: { readonly [R in RouteName]: z.ZodType<RouteAnswer<R>> } = {
   'check-svg': CheckSvgAnswer,
   'picture-info': PictureInfo,
-  render: RenderAnswer
+  render: RenderAnswer,
+  'render-figure': RenderFigureAnswer
 };

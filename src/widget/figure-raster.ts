@@ -2,11 +2,14 @@
  * Costly figures shown as a bitmap drawn once. A figure with filter effects (noise, blur,
  * convolution) costs the browser up to a second each time it rasterises the SVG, and an `<img>`
  * of an SVG is rasterised again on every repaint around it (a send, a scroll): frame gaps of
- * 0.3-0.6 s in ui-tests/bench/figure-repaint.spec.ts. Drawn once into a canvas and shown as a PNG,
- * it costs that once, and a repaint reuses the bitmap. The SVG stays the source: the larger view,
- * downloads and the stored call use it.
+ * 0.3-0.6 s in ui-tests/bench/figure-repaint.spec.ts. The figure server draws it (`render-figure`,
+ * in its worker pool, off the page's main thread) and the page shows that PNG; only when the
+ * server cannot is it drawn once here, into a canvas (one long task of 0.3-1.2 s). The SVG stays
+ * the source: the larger view, downloads and the stored call use it.
  */
+import { FigureClient, type FigureServerRequest } from '../chat/figure-client';
 import { svgDataUri } from '../tools/svg';
+import { MAX_FIGURE_PIXEL_RATIO } from '../tools/wire';
 
 /** Whether a figure is costly to draw: it uses filter effects. */
 export function isCostlyFigure(svg: string): boolean {
@@ -25,6 +28,8 @@ export interface FigureBitmap {
   readonly width: number;
   /** The size to lay the bitmap out at (CSS pixels): the figure's, within the chat's caps. */
   readonly shown: { readonly width: number; readonly height: number };
+  /** Who drew it: the figure server, or this page (when the server could not). */
+  readonly drawnBy: 'server' | 'page';
 }
 
 const kept = new Map<string, Promise<FigureBitmap>>();
@@ -33,7 +38,7 @@ const kept = new Map<string, Promise<FigureBitmap>>();
  * The address of a PNG of `svg` at the size the chat can show it (its own size at most, times the
  * device's pixel ratio); drawn once per figure and kept for the next card showing it.
  */
-export function figureBitmap(svg: string): Promise<FigureBitmap> {
+export function figureBitmap(svg: string, server?: FigureServer): Promise<FigureBitmap> {
   const known = kept.get(svg);
   if (known) {
     // Most recently used last, so the oldest goes first.
@@ -41,7 +46,7 @@ export function figureBitmap(svg: string): Promise<FigureBitmap> {
     kept.set(svg, known);
     return known;
   }
-  const made = draw(svg);
+  const made = server ? drawOnServer(svg, server).catch(() => draw(svg)) : draw(svg);
   made.catch(() => kept.delete(svg));
   kept.set(svg, made);
   if (kept.size > MAX_KEPT) {
@@ -53,6 +58,37 @@ export function figureBitmap(svg: string): Promise<FigureBitmap> {
   return made;
 }
 
+function pixelRatio(): number {
+  return Math.min(window.devicePixelRatio || 1, MAX_FIGURE_PIXEL_RATIO);
+}
+
+/**
+ * The figure server, and the figure's size as the policy measured it (decoding the SVG in the
+ * page to measure it would cost the page what the server is asked to spare it).
+ */
+export interface FigureServer {
+  readonly request: FigureServerRequest;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The figure server's PNG of `svg`, at the size the chat shows it times the pixel ratio. */
+async function drawOnServer(svg: string, server: FigureServer): Promise<FigureBitmap> {
+  const { request, width, height } = server;
+  const fit = Math.min(1, MAX_SHOWN.width / width, MAX_SHOWN.height / height);
+  const shown = {
+    width: Math.max(1, Math.round(width * fit)),
+    height: Math.max(1, Math.round(height * fit))
+  };
+  const png = await new FigureClient(request).call('render-figure', {
+    svg,
+    width: shown.width,
+    ratio: pixelRatio()
+  });
+  const blob = new Blob([png as Uint8Array<ArrayBuffer>], { type: 'image/png' });
+  return { url: URL.createObjectURL(blob), width, shown, drawnBy: 'server' };
+}
+
 async function draw(svg: string): Promise<FigureBitmap> {
   const source = new Image();
   source.src = svgDataUri(svg);
@@ -60,7 +96,7 @@ async function draw(svg: string): Promise<FigureBitmap> {
   const width = source.naturalWidth || 300;
   const height = source.naturalHeight || 150;
   const fit = Math.min(1, MAX_SHOWN.width / width, MAX_SHOWN.height / height);
-  const ratio = Math.min(window.devicePixelRatio || 1, 3);
+  const ratio = pixelRatio();
   const canvas = document.createElement('canvas');
   canvas.width = Math.max(1, Math.round(width * fit * ratio));
   canvas.height = Math.max(1, Math.round(height * fit * ratio));
@@ -75,5 +111,5 @@ async function draw(svg: string): Promise<FigureBitmap> {
     throw new Error('the figure could not be encoded');
   }
   const shown = { width: Math.round(width * fit), height: Math.round(height * fit) };
-  return { url: URL.createObjectURL(blob), width, shown };
+  return { url: URL.createObjectURL(blob), width, shown, drawnBy: 'page' };
 }

@@ -5,7 +5,7 @@
  */
 import { checkSvgPolicy, figureFromCall, svgDataUri } from '../tools/svg';
 import { insertButton, renderToolCard, type CardRenderer } from './card-renderers';
-import { figureBitmap, isCostlyFigure } from './figure-raster';
+import { figureBitmap, isCostlyFigure, type FigureServer } from './figure-raster';
 
 /** Below this drawn scale, a figure in the sidebar says it can be opened larger. */
 export const SMALL_SCALE = 0.6;
@@ -70,7 +70,9 @@ export function renderFigure(
   svg: string,
   alt: string,
   openLarger: (src: string, title: string) => void,
-  title: string
+  title: string,
+  /** The figure server, which draws costly figures; without it they are drawn in the page. */
+  server?: FigureServer
 ): HTMLElement {
   const figure = document.createElement('figure');
   figure.className = 'jp-FigureChat-figure';
@@ -90,8 +92,9 @@ export function renderFigure(
   if (isCostlyFigure(svg)) {
     // Drawn once into a bitmap (./figure-raster); the scale is the SVG's, not the bitmap's.
     figure.classList.add('jp-FigureChat-figure-mod-bitmap');
-    figureBitmap(svg).then(
+    figureBitmap(svg, server).then(
       bitmap => {
+        figure.dataset.drawnBy = bitmap.drawnBy;
         watchScale(figure, img, title, bitmap.width);
         // Laid out at the figure's size, not the bitmap's (which has the device's pixel ratio).
         img.width = bitmap.shown.width;
@@ -133,7 +136,12 @@ export const presentSvgCard: CardRenderer = (card, context) => {
     figure.svg,
     figure.alt,
     context.openLarger,
-    context.trans.__('Click to open larger')
+    context.trans.__('Click to open larger'),
+    {
+      request: (route, body, signal) => context.request(route, body, signal),
+      width: check.value.width,
+      height: check.value.height
+    }
   );
   element.dataset.callId = card.call.id;
   const insert = insertButton(context, card.call.id);

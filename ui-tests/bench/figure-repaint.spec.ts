@@ -4,7 +4,8 @@
  * feTurbulence numOctaves 4, feMorphology radius 16, feConvolveMatrix order 5, 60 filtered
  * shapes). Reports (a benchmark: it asserts only that the figure shows) the longest frame gap
  * when the chat opens on it, on each send, in the larger view, and the time to type 20 characters
- * in the message box with it on screen and without it.
+ * in the message box with it on screen and without it; once with the figure drawn by the page
+ * (the figure server's `render-figure` blocked, as before it existed) and once by the server.
  *
  *   cd ui-tests && FIGURE_CHAT_TEST_PORT=9410 FIGURE_CHAT_MODEL_PORT=9411 \
  *     npx playwright test --config playwright.bench.config.js bench/figure-repaint.spec.ts
@@ -118,7 +119,25 @@ async function sends(page: IJupyterLabPageFixture, count: number): Promise<numbe
   return gaps;
 }
 
-test('a heavy, policy-passing figure: frame gaps and typing', async ({ page, tmpPath }) => {
+for (const drawnBy of ['page', 'server'] as const) {
+  test(`a heavy, policy-passing figure drawn by the ${drawnBy}: frame gaps and typing`, async ({
+    page,
+    tmpPath
+  }) => {
+    if (drawnBy === 'page') {
+      // The figure server refuses to draw: the page draws the figure itself, as before
+      // `render-figure` (and as it still does when the server cannot).
+      await page.route('**/figure-chat/render-figure', route => route.abort());
+    }
+    await measure(page, tmpPath, drawnBy);
+  });
+}
+
+async function measure(
+  page: IJupyterLabPageFixture,
+  tmpPath: string,
+  drawnBy: 'page' | 'server'
+): Promise<void> {
   const results: string[] = [];
   for (const figure of [false, true]) {
     const path = `${tmpPath}/${figure ? 'heavy' : 'plain'}.ipynb`;
@@ -128,8 +147,10 @@ test('a heavy, policy-passing figure: frame gaps and typing', async ({ page, tmp
     expect(put.ok()).toBeTruthy();
   }
   // Without the figure: the typing baseline.
+  await watchFrames(page);
   await openNotebook(page, `${tmpPath}/plain.ipynb`);
   await openChat(page);
+  const plainOpen = await longestGap(page, 60);
   const plainTyping = await typing(page);
   const plainSends = await sends(page, 2);
 
@@ -139,6 +160,10 @@ test('a heavy, policy-passing figure: frame gaps and typing', async ({ page, tmp
   await openChat(page);
   await figureShown(page);
   const open = await longestGap(page, 60);
+  await expect(chat(page).locator('.jp-FigureChat-figure')).toHaveAttribute(
+    'data-drawn-by',
+    drawnBy
+  );
 
   const heavyTyping = await typing(page);
 
@@ -159,11 +184,11 @@ test('a heavy, policy-passing figure: frame gaps and typing', async ({ page, tmp
   const larger = await longestGap(page, 60);
 
   results.push(
-    `heavy figure: longest frame gap on chat open ${open} ms, on send ${heavySends.join(' / ')} ms ` +
+    `heavy figure drawn by the ${drawnBy}: longest frame gap on chat open ${open} ms (${plainOpen} ms without it), on send ${heavySends.join(' / ')} ms ` +
       `(${plainSends.join(' / ')} ms without it; figure element kept: ${kept === 1}), ` +
       `larger view ${larger} ms; typing 20 characters ${heavyTyping} ms (${plainTyping} ms without the figure)`
   );
   for (const line of results) {
     console.log(line);
   }
-});
+}

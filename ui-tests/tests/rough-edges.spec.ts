@@ -285,7 +285,7 @@ test('an unreadable tool call shows as a failed card, and the corrected call dra
   await expect(view.locator('.jp-FigureChat-error')).toHaveCount(0);
 });
 
-test('a costly figure is drawn once into a bitmap; the larger view keeps the SVG', async ({
+test('a costly figure is drawn by the figure server, not the page; the larger view keeps the SVG', async ({
   page,
   tmpPath
 }) => {
@@ -327,12 +327,44 @@ test('a costly figure is drawn once into a bitmap; the larger view keeps the SVG
     }
   });
   await openNotebook(page, path);
+  // Count the page's own rasterisations of an SVG (the 0.3-1.2 s main-thread task of drawing
+  // this figure into a canvas), and the longest main-thread task from here on.
+  await page.evaluate(() => {
+    const counts = { svgDraws: 0, longest: 0 };
+    Reflect.set(window, 'figureDrawCounts', counts);
+    const drawImage = CanvasRenderingContext2D.prototype.drawImage;
+    CanvasRenderingContext2D.prototype.drawImage = function (
+      this: CanvasRenderingContext2D,
+      ...args: unknown[]
+    ) {
+      const [source] = args;
+      if (source instanceof HTMLImageElement && source.src.startsWith('data:image/svg+xml')) {
+        counts.svgDraws++;
+      }
+      return Reflect.apply(drawImage, this, args);
+    } as typeof drawImage;
+    new PerformanceObserver(list => {
+      for (const entry of list.getEntries()) {
+        counts.longest = Math.max(counts.longest, entry.duration);
+      }
+    }).observe({ type: 'longtask' });
+  });
   await openChat(page);
-  const img = chat(page).locator('.jp-FigureChat-figure img');
+  const figure = chat(page).locator('.jp-FigureChat-figure');
+  const img = figure.locator('img');
   await expect(img).toHaveAttribute('src', /^blob:/);
+  await expect(figure).toHaveAttribute('data-drawn-by', 'server');
   await expect
     .poll(() => img.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth))
     .toBeGreaterThan(0);
+  const counts = await page.evaluate(
+    () => Reflect.get(window, 'figureDrawCounts') as { svgDraws: number; longest: number }
+  );
+  expect(counts.svgDraws).toBe(0);
+  test.info().annotations.push({
+    type: 'longest main-thread task while the chat opened on the figure (ms)',
+    description: String(Math.round(counts.longest))
+  });
   // A PNG at the size the chat shows it (2000 px capped to 480 px high), times the pixel ratio.
   const [natural, ratio] = await img.evaluate((image: HTMLImageElement) => [
     image.naturalWidth,

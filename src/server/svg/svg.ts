@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { type SvgCheck } from '../../tools/svg';
 import { HttpError, type JsonRoute } from '../http/http';
 import { fontDirectory } from './fonts';
+import type { SvgWorkerAnswer } from './raster';
 import type { SvgWorkerData, SvgWorkerRequest } from './worker';
 import {
   WorkerPool,
@@ -81,9 +82,10 @@ function svgWorkerScript(): string {
   return out;
 }
 
-let pool: WorkerPool<SvgWorkerRequest, SvgCheck> | undefined;
+let pool: WorkerPool<SvgWorkerRequest, SvgWorkerAnswer> | undefined;
 
-function svgCheckPool(): WorkerPool<SvgWorkerRequest, SvgCheck> {
+/** The pool (started on first use) that checks and draws figures. */
+export function svgCheckPool(): WorkerPool<SvgWorkerRequest, SvgWorkerAnswer> {
   if (!pool) {
     const workerData: SvgWorkerData = { fontDirectory: fontDirectory() };
     const options: WorkerPoolOptions = {
@@ -107,7 +109,7 @@ function svgCheckPool(): WorkerPool<SvgWorkerRequest, SvgCheck> {
  */
 export async function checkSvgOffThread(svg: string): Promise<SvgCheck> {
   try {
-    return await svgCheckPool().run({ svg }, svg.length > SVG_SMALL_FIGURE);
+    return (await svgCheckPool().run({ svg }, svg.length > SVG_SMALL_FIGURE)).check;
   } catch (error) {
     if (error instanceof WorkerTimeoutError) {
       return {

@@ -5,10 +5,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { checkSvg } from './check';
+import { checkAndRaster, type FigureRasterSize, type SvgWorkerAnswer } from './raster';
 
-/** What the pool sends: the figure's source. */
+/** What the pool sends: the figure's source, and the size to draw it at when it is to be drawn. */
 export interface SvgWorkerRequest {
   readonly svg: string;
+  readonly raster?: FigureRasterSize;
 }
 
 /** What the pool gives every worker: where the bundled fonts are. */
@@ -20,7 +22,10 @@ const { fontDirectory } = workerData as SvgWorkerData;
 
 parentPort?.on('message', (request: SvgWorkerRequest) => {
   try {
-    parentPort?.postMessage({ ok: true, value: checkSvg(request.svg, fontDirectory) });
+    const value: SvgWorkerAnswer = request.raster
+      ? checkAndRaster(request.svg, request.raster, fontDirectory)
+      : { check: checkSvg(request.svg, fontDirectory) };
+    parentPort?.postMessage({ ok: true, value });
   } catch (error) {
     // Only a broken installation (no fonts) lands here; a bad figure is an answer, not an error.
     parentPort?.postMessage({
