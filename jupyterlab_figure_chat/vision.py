@@ -180,6 +180,9 @@ class VisionCore:
     _quick_preview_side: int | None = None
     #: Above this longest side the view paints a quick preview first (the widget sets it).
     _full_preview_side: int = 0
+    #: The figure program's reading of the picture while it runs in a thread (_start_loading);
+    #: None once taken, and for views of a picture that never had one (a set's SetPicture).
+    _loading: _Loading | None = None
 
     def _setup(self, picture: Any, address: str | None, classes: Sequence[str] | None = None) -> None:
         names = check_class_names(classes)
@@ -187,8 +190,7 @@ class VisionCore:
         self._source = source
         #: The quick preview made in this process (./quick_preview), if Pillow can make it.
         self._quick_preview: quick_preview.QuickPreview | None = None
-        #: The figure program's reading of the picture, while it runs in a thread (_start_loading).
-        self._loading: _Loading | None = None
+        self._loading = None
         self._load(first=True)
         self._set_record(empty_record(self.address, names))
 

@@ -79,6 +79,7 @@ class SavedOutput:
 
     _display_id: str
     _displayed: bool
+    _loading: Any
     _pending_refresh: asyncio.TimerHandle | None
 
     def _refresh_display_soon(self) -> None:
@@ -178,7 +179,7 @@ class SavedOutput:
         """The output before its PNG: what a front end with this extension needs to show the
         widget, and the mark list as text for any other. No render, so it is ready at once."""
         record = self._current
-        if getattr(self, "_loading", None) is not None:
+        if self._loading is not None:
             # The figure program is still starting (a fresh Vision has no marks yet): the list's
             # first line, said here so the output does not wait for it; the PNG's output, written
             # moments later in the same cell, carries the program's own text.
