@@ -15,6 +15,8 @@ except ImportError:  # a wheel built from the sdist does not carry the generated
     except Exception:  # noqa: BLE001 - a source tree that was never built or installed
         __version__ = "dev"
 
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     AnnotationFormatError,
     FigureChatError,
@@ -23,10 +25,38 @@ from .errors import (
     SvgRejectedError,
     VisionArgumentError,
 )
-from .figure import Figure
-from .vision import VisionResult
-from .vision_set import SetPicture, VisionSet
-from .widget import Vision
+
+if TYPE_CHECKING:
+    from .figure import Figure
+    from .vision import VisionResult
+    from .vision_set import SetPicture, VisionSet
+    from .widget import Vision
+
+#: The public classes and the modules they live in, imported on first use: a fresh kernel's first
+#: ``from jupyterlab_figure_chat import Vision`` then loads neither the picture sets and their
+#: formats nor the figure, and the server extension loads none of them.
+_LAZY = {
+    "Figure": "figure",
+    "VisionResult": "vision",
+    "SetPicture": "vision_set",
+    "VisionSet": "vision_set",
+    "Vision": "widget",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "AnnotationFormatError",

@@ -44,7 +44,11 @@ _TRANSPOSE = {
 class QuickPreview:
     """A preview being made in a thread; :meth:`result` waits for it."""
 
-    def __init__(self, image: Any, data: bytes, size: tuple[int, int], orientation: int) -> None:
+    def __init__(
+        self, image: Any, data: bytes, size: tuple[int, int], orientation: int, picture: tuple[int, int]
+    ) -> None:
+        #: The picture's own size as shown (EXIF-oriented), as the figure program reads it.
+        self.picture_size = picture
         self._result: tuple[dict[str, Any], bytes] | None = None
         self._thread = threading.Thread(
             target=self._make, args=(image, data, size, orientation), name="figure-chat-quick-preview", daemon=True
@@ -113,4 +117,4 @@ def start(data: bytes | memoryview, max_side: int, full_side: int) -> QuickPrevi
     scale = min(1.0, max_side / max(width, height))
     # JavaScript's Math.round (halves up), as the figure program sizes its previews.
     size = (max(1, math.floor(width * scale + 0.5)), max(1, math.floor(height * scale + 0.5)))
-    return QuickPreview(image, data, size, orientation)
+    return QuickPreview(image, data, size, orientation, (width, height))

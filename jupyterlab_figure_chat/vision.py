@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .errors import FigureChatError, PictureError, VisionArgumentError
@@ -18,6 +19,29 @@ from .outputs import bundle_view, vision_bundle
 from .pictures import picture_source, read_picture
 from . import quick_preview
 from .program import figure_program
+
+
+class _Loading:
+    """A figure program request made in a thread; :meth:`result` waits for it (and re-raises)."""
+
+    def __init__(self, work: Callable[[], dict[str, Any]]) -> None:
+        self._answer: dict[str, Any] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(work,), name="figure-chat-load", daemon=True)
+        self._thread.start()
+
+    def _run(self, work: Callable[[], dict[str, Any]]) -> None:
+        try:
+            self._answer = work()
+        except BaseException as error:  # noqa: BLE001 — handed to the thread that waits
+            self._error = error
+
+    def result(self) -> dict[str, Any]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._answer is not None
+        return self._answer
 
 
 class VisionResult:
@@ -156,6 +180,9 @@ class VisionCore:
     _quick_preview_side: int | None = None
     #: Above this longest side the view paints a quick preview first (the widget sets it).
     _full_preview_side: int = 0
+    #: The figure program's reading of the picture while it runs in a thread (_start_loading);
+    #: None once taken, and for views of a picture that never had one (a set's SetPicture).
+    _loading: _Loading | None = None
 
     def _setup(self, picture: Any, address: str | None, classes: Sequence[str] | None = None) -> None:
         names = check_class_names(classes)
@@ -163,6 +190,7 @@ class VisionCore:
         self._source = source
         #: The quick preview made in this process (./quick_preview), if Pillow can make it.
         self._quick_preview: quick_preview.QuickPreview | None = None
+        self._loading = None
         self._load(first=True)
         self._set_record(empty_record(self.address, names))
 
@@ -185,6 +213,13 @@ class VisionCore:
             # Started before anything else, so its decode overlaps the rest of the widget's
             # opening; when it cannot be made here, the figure program starts it instead.
             self._quick_preview = quick_preview.start(data, self._quick_preview_side, self._full_preview_side)
+        if first and self._quick_preview is not None and data is not None:
+            # Pillow has read the picture's size and is making its first paint: the widget can
+            # open and paint from it while the figure program starts (a Node process: most of a
+            # fresh kernel's first paint was waiting for it). The program reads the picture in the
+            # background; the first request that needs it waits for its answer (_settle).
+            self._start_loading(header, data)
+            return
         if self._quick_preview_side is not None and self._quick_preview is None:
             header["quickPreview"] = self._quick_preview_side
         if source.path is not None:
@@ -207,12 +242,59 @@ class VisionCore:
         self.picture_bytes: bytes = encoded if answer.get("encoded") else bytes(source.data)
         self._source = type(source)(self.picture_bytes, None, self.address, source.kind)
 
+    def _start_loading(self, header: dict[str, Any], data: bytes | memoryview) -> None:
+        """Take the picture's fingerprint from this process's reading (Pillow's, ./quick_preview)
+        and have the figure program read the picture in a thread; :meth:`_settle` joins it."""
+        source = self._source
+        assert self._quick_preview is not None
+        data = bytes(data)
+        sha256 = hashlib.sha256(data).hexdigest()
+        path = source.path
+
+        def load() -> dict[str, Any]:
+            program = figure_program()
+            if path is not None:
+                answer, _ = program.request({**header, "path": str(path)})
+                if answer["sha256"] == sha256:
+                    return answer
+            answer, _ = program.request(header, data)
+            return answer
+
+        self._loading = _Loading(load)
+        self.address = source.address or f"{source.kind}-{sha256[:12]}"
+        self.sha256 = sha256
+        self.width, self.height = self._quick_preview.picture_size
+        self.format = "jpeg"
+        self.picture_bytes = data
+        self._source = type(source)(data, None, self.address, source.kind)
+
+    def _settle(self) -> None:
+        """Wait for the figure program's reading of the picture started by :meth:`_start_loading`
+        (raising its error: a picture it refuses is refused here), and take its size if it read
+        another one, so every later request and view uses the program's reading."""
+        loading, self._loading = self._loading, None
+        if loading is None:
+            return
+        answer = loading.result()
+        if answer["sha256"] != self.sha256:
+            raise PictureError("the picture changed while the figure program read it; create the Vision again")
+        read = (answer["width"], answer["height"], answer["format"])
+        if read != (self.width, self.height, self.format):
+            self.width, self.height, self.format = read
+            # The quick preview was made at the other size: the marks would not fit it.
+            self._quick_preview = None
+            self._picture_read()
+
+    def _picture_read(self) -> None:
+        """The figure program read another size than this process did (the widget follows it)."""
+
     @property
     def fingerprint(self) -> dict[str, Any]:
         """The picture's address, sha-256 and size, as the transcript and the bundle store it."""
         return {"address": self.address, "sha256": self.sha256, "width": self.width, "height": self.height}
 
     def _request(self, header: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        self._settle()
         header = {**header, "picture": {"address": self.address, "sha256": self.sha256}}
         try:
             return figure_program().request(header)

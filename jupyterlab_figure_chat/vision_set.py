@@ -203,6 +203,8 @@ class VisionSet(SetChat, SetFormats, Vision):
         """Show picture ``index``: its picture, record and preview, then prepare the next one."""
         if index == self._index:
             return
+        # The first picture's fingerprint, as the figure program read it (VisionCore._settle).
+        self._settle()
         old = self._entries[self._index]
         old.record = self._accepted
         old.loaded = self._current_loaded()

@@ -206,4 +206,9 @@ class Vision(SavedOutput, PreviewPush, ipywidgets.DOMWidget, VisionCore):
     def _current(self) -> dict[str, Any]:
         return self._accepted
 
+    def _picture_read(self) -> None:
+        # The views lay the picture out (and place every mark) at the program's size.
+        self._width = self.width
+        self._height = self.height
+
     __repr__ = VisionCore.__repr__

@@ -9,6 +9,7 @@ output still behind when the next cell runs is written first, so a save never ke
 from __future__ import annotations
 
 import asyncio
+import json
 import weakref
 from typing import Any
 
@@ -64,12 +65,21 @@ def _write_behind_outputs(_info: Any = None) -> None:
             pass
 
 
+def _classes_text(record: dict[str, Any]) -> str:
+    """``vision_list``'s class list (``; classes: "a", "b"``), or nothing without classes."""
+    classes = record.get("classes")
+    if not classes:
+        return ""
+    return "; classes: " + ", ".join(json.dumps(name, ensure_ascii=False) for name in classes)
+
+
 class SavedOutput:
     """The saved-output half of ``Vision``: its display id, the deferred re-render and the first
     paint. Expects the host to be a widget (``comm``, ``model_id``) with a picture (``VisionCore``)."""
 
     _display_id: str
     _displayed: bool
+    _loading: Any
     _pending_refresh: asyncio.TimerHandle | None
 
     def _refresh_display_soon(self) -> None:
@@ -169,7 +179,14 @@ class SavedOutput:
         """The output before its PNG: what a front end with this extension needs to show the
         widget, and the mark list as text for any other. No render, so it is ready at once."""
         record = self._current
-        answer, _ = self._request({"op": "vision", "name": "vision_list", "args": {}, "record": record})
+        if self._loading is not None:
+            # The figure program is still starting (a fresh Vision has no marks yet): the list's
+            # first line, said here so the output does not wait for it; the PNG's output, written
+            # moments later in the same cell, carries the program's own text.
+            text = f"{self.address} ({self.width}×{self.height}){_classes_text(record)}: 0 marks."
+        else:
+            answer, _ = self._request({"op": "vision", "name": "vision_list", "args": {}, "record": record})
+            text = answer["text"]
         data: dict[str, Any] = {
             FIGURE_MIME: {
                 "version": BUNDLE_VERSION,
@@ -178,7 +195,7 @@ class SavedOutput:
                 "record": bundle_record(record),
                 "view": {"kind": "map"},
             },
-            "text/plain": answer["text"],
+            "text/plain": text,
         }
         if self.comm is not None:
             data = {LIVE_MIME: {"version": 1, "model_id": self.model_id}, **data}

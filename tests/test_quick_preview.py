@@ -5,6 +5,7 @@ the figure program makes it whenever Pillow should not."""
 from __future__ import annotations
 
 import io
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -53,10 +54,12 @@ def test_a_big_jpeg_is_previewed_in_the_kernel_as_the_figure_program_would(tmp_p
     vision = Vision(_photo(tmp_path / "big.jpg"))
     try:
         content, jpeg = _first_preview(vision, monkeypatch)
-        # No round trip for it, and the figure program was not asked to start one either.
+        # No round trip for it, and the figure program was not asked to start one either (it
+        # reads the picture in a thread meanwhile: wait for that).
+        vision._settle()
         assert [header["op"] for header in requests] == ["picture"]
         assert "quickPreview" not in requests[0]
-        assert content == {"event": "preview", "mime": "image/jpeg", "width": 500, "height": 375}
+        assert content == {"event": "preview", "mime": "image/jpeg", "width": 500, "height": 375, "address": "big.jpg"}
         answer, sharp_jpeg = vision._request({"op": "preview", "maxSide": 500})
         assert (answer["width"], answer["height"]) == (500, 375)
         difference = np.abs(_pixels(jpeg) - _pixels(sharp_jpeg))
@@ -122,3 +125,56 @@ def test_the_quick_preview_is_made_while_the_kernel_goes_on(tmp_path):
     header, jpeg = made.result()
     assert header == {"mime": "image/jpeg", "width": 500, "height": 375}
     assert jpeg[:2] == b"\xff\xd8"
+
+
+@pytest.fixture()
+def slow_start(monkeypatch):
+    """A figure program whose reading of a picture waits until the test sets the event, as a
+    fresh kernel's first one waits for Node's start."""
+    started = threading.Event()
+    original = FigureProgram.request
+
+    def request(self, header, payload=b""):
+        if header["op"] == "picture":
+            assert started.wait(60)
+        return original(self, header, payload)
+
+    monkeypatch.setattr(FigureProgram, "request", request)
+    yield started
+    started.set()
+
+
+def test_the_first_paint_does_not_wait_for_the_figure_program(tmp_path, slow_start, monkeypatch):
+    """Issue 31's first-paint budget: the output and the quick preview of a big JPEG go out while
+    the figure program is still starting; the program's reading is taken before any request."""
+    vision = Vision(_photo(tmp_path / "first.jpg"))
+    try:
+        assert (vision.width, vision.height, vision.format) == (4000, 3000, "jpeg")
+        bundle = vision._first_bundle()
+        content, jpeg = _first_preview(vision, monkeypatch)
+        assert not slow_start.is_set()
+        assert bundle["text/plain"] == "first.jpg (4000×3000): 0 marks."
+        assert (content["width"], content["height"]) == (500, 375)
+        assert Image.open(io.BytesIO(jpeg)).size == (500, 375)
+        slow_start.set()
+        # The program's own text agrees with what the first output said.
+        assert vision.list().text == bundle["text/plain"]
+        vision.mark(["3990,2990", "10,10,400,300"])
+        assert [mark["id"] for mark in vision.marks] == [1, 2]
+    finally:
+        vision.close()
+
+
+def test_the_figure_program_s_reading_of_the_size_wins(tmp_path, slow_start):
+    """Should Pillow and the figure program ever read another size, the widget takes the program's
+    (the marks are checked against it) and drops the quick preview made at the other size."""
+    vision = Vision(_photo(tmp_path / "misread.jpg"))
+    try:
+        vision.width, vision.height = 400, 300
+        vision._width, vision._height = 400, 300
+        slow_start.set()
+        assert vision.list().text == "misread.jpg (4000×3000): 0 marks."
+        assert (vision.width, vision.height, vision._width, vision._height) == (4000, 3000, 4000, 3000)
+        assert vision._quick_preview is None
+    finally:
+        vision.close()
