@@ -103,7 +103,7 @@ export class FigureChatSidebar extends Panel {
       this._updateTitle();
       return;
     }
-    const view = await this._viewFor(panel);
+    const view = await this._viewFor(panel, true);
     if (!view || this._current !== panel) {
       return;
     }
@@ -117,15 +117,20 @@ export class FigureChatSidebar extends Panel {
    * other agents on an open notebook run in it. Null once the notebook is closed.
    */
   async sessionFor(panel: NotebookPanel): Promise<ChatSession | null> {
-    return (await this._viewFor(panel))?.session ?? null;
+    return (await this._viewFor(panel, false))?.session ?? null;
   }
 
-  /** The view of a notebook's chat, made hidden the first time. */
-  private async _viewFor(panel: NotebookPanel): Promise<ChatView | null> {
+  /**
+   * The view of a notebook's chat, made the first time: visible when the sidebar is about to show
+   * it (so it lays out and draws what is in view first, as it always did), hidden when only its
+   * session is wanted (an agent's call). `show` also gives up if the notebook stopped being the
+   * current one while it got ready, so no view is made for a notebook the sidebar left.
+   */
+  private async _viewFor(panel: NotebookPanel, show: boolean): Promise<ChatView | null> {
     let view = this._views.get(panel);
     if (!view) {
       await panel.context.ready;
-      if (panel.isDisposed) {
+      if (panel.isDisposed || (show && this._current !== panel)) {
         return null;
       }
       // Another call for the same notebook may have made its view while this one waited (the
@@ -137,7 +142,9 @@ export class FigureChatSidebar extends Panel {
       const services = { ...this._options.services, viewWidth: () => this._viewWidth() };
       const session = new ChatSession(model, services, panel.context.saveState);
       view = new ChatView({ ...this._options, session });
-      view.hide();
+      if (!show) {
+        view.hide();
+      }
       this._views.set(panel, view);
       this.addWidget(view);
       panel.disposed.connect(() => this._forget(panel));
