@@ -111,6 +111,8 @@ CELLS = {
     """,
     "set-callback-fails": """
         t = VisionSet([np.zeros((20, 30, 3), np.uint8), np.full((40, 50, 3), 9, np.uint8)])
+        for hostile in [{"method": "set", "action": ["next"]}, {"method": "set", "action": "jump"}, {"method": "set"}]:
+            t._on_custom_message(t, hostile, [])
         t.on_submit(lambda name, marks: 1 / 0)
         t._on_custom_message(t, {"method": "set", "action": "submit"}, [])
         print(json.dumps({"index": t.index, "problem": t._problem, "names": t.names,
