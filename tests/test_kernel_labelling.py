@@ -106,7 +106,10 @@ CELLS = {
         took = [m["id"] for m in s.marks]
         hostile = {**edited, "marks": [{**edited["marks"][-1], "label": "banana"}]}
         s._record = hostile
-        print(json.dumps({"took": took, "after": [m["id"] for m in s.marks], "problem": s._problem,
+        problem = s._problem
+        s._record = {**edited, "classes": ["apple", "orange", "pear", "plum"]}
+        print(json.dumps({"took": took, "after": [m["id"] for m in s.marks], "problem": problem,
+                          "classes_problem": s._problem, "classes": s.classes,
                           "annotations": [m["id"] for m in s.annotations["pic2.jpg"]]}))
     """,
     "set-callback-fails": """
@@ -336,6 +339,9 @@ def test_a_page_edit_of_the_shown_picture_is_checked_and_kept(executed):
     assert result["took"] == [1, 9]
     assert result["after"] == [1, 9] and result["annotations"] == [1, 9]
     assert "banana" in result["problem"]
+    # Only Python sets the class list: an edit that adds a class is refused whole.
+    assert "class list is fixed" in result["classes_problem"]
+    assert result["classes"] == ["apple", "orange", "pear"]
 
 
 def test_a_failing_callback_is_shown_and_does_not_move_on(executed):
