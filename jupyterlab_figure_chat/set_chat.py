@@ -158,10 +158,10 @@ class SetChat:
             )
             return
         try:
-            checked, _ = SetPicture(self, index)._request({"op": "check-record", "record": content.get("record")})
+            checked = SetPicture(self, index)._checked_edit(content.get("record"))
         except FigureChatError as error:
             answer(str(error))
             return
-        self._store(index, checked["record"])
+        self._store(index, checked)
         answer()
         self._refresh_display_soon()

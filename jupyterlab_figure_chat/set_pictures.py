@@ -88,7 +88,7 @@ def list_pictures(pictures: Any) -> list[tuple[str, Any, str | None]]:
 def fetch_picture(entry: Entry) -> Loaded:
     """Read a set's picture, send it to the background figure program, make its preview."""
     program = background_figure_program()
-    source = picture_source(entry.picture, None if isinstance(entry.picture, Path) else entry.address)
+    source = picture_source(entry.picture, entry.address)
     header: dict[str, Any] = {"op": "picture", "address": entry.address}
     if source.path is not None:
         data: bytes | memoryview = read_picture(source.path)
@@ -153,7 +153,16 @@ class SetPicture(VisionCore):
         self._index = index
         entry = owner._entries[index]
         self.name = entry.name
-        loaded = owner._current_loaded() if index == owner._index else owner._loaded(index)
+        loaded = owner._current_loaded() if index == owner._index else entry.loaded
+        if loaded is None:
+            # Read straight into the kernel's figure program, without the preview only a shown
+            # picture needs: `for i in range(len(s)): s[i].marks = detections[i]` over 200
+            # pictures then costs a file read each, not a preview each.
+            self._source = picture_source(entry.picture, entry.address)
+            self._quick_preview = None
+            self._load()
+            entry.sha256, entry.size = self.sha256, (self.width, self.height)
+            return
         self._source = PictureSource(loaded.picture_bytes, None, loaded.address, "picture")
         self.address, self.sha256 = loaded.address, loaded.sha256
         self.width, self.height, self.format = loaded.width, loaded.height, loaded.format

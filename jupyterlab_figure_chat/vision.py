@@ -325,6 +325,18 @@ class VisionCore:
     def _current(self) -> dict[str, Any]:
         return self._core_record
 
+    def _checked_edit(self, record: Any) -> dict[str, Any]:
+        """A record edited outside Python (in the page, by the chat), taken only if a tool could
+        have made it and it keeps the class list: only ``classes=`` sets that, so no page or
+        notebook script can add a class the exports would then carry."""
+        answer, _ = self._request({"op": "check-record", "record": record})
+        checked = answer["record"]
+        if checked.get("classes") != self._current.get("classes"):
+            raise VisionArgumentError(
+                "the class list is fixed by classes=[…] in Python; an edit cannot change it", "bad-label"
+            )
+        return checked
+
     def _call(self, name: str, args: dict[str, Any]) -> VisionResult:
         answer, payload = self._request(
             {"op": "vision", "name": name, "args": _plain(args), "record": self._current}

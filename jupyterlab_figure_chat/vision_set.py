@@ -304,7 +304,9 @@ class VisionSet(SetChat, SetFormats, Vision):
     def _on_set_message(self, content: dict[str, Any]) -> None:
         """The page's Prev / Next / Skip / Submit (``{"method": "set", "action": …}``)."""
         actions = {"prev": self.prev, "next": self.next, "skip": self.skip, "submit": self.submit}
-        action = actions.get(content.get("action"))  # type: ignore[arg-type]
+        name = content.get("action")
+        # Anything else the page (or a hostile notebook's script) sends is ignored.
+        action = actions.get(name) if isinstance(name, str) else None
         if action is None:
             return
         try:

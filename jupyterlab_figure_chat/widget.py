@@ -154,13 +154,13 @@ class Vision(SavedOutput, PreviewPush, ipywidgets.DOMWidget, VisionCore):
             )
             return
         try:
-            checked, _ = self._request({"op": "check-record", "record": content.get("record")})
+            checked = self._checked_edit(content.get("record"))
         except FigureChatError as error:
             answer(str(error))
             return
         self._from_chat = True
         try:
-            self._set_record(checked["record"])
+            self._set_record(checked)
         finally:
             self._from_chat = False
         # After the record's update, so the view holds the marks when the tool goes on.
@@ -193,13 +193,13 @@ class Vision(SavedOutput, PreviewPush, ipywidgets.DOMWidget, VisionCore):
         # From the browser: take it only if a tool could have made it.
         try:
             # Through _request: a restarted figure program is sent the picture again.
-            answer, _ = self._request({"op": "check-record", "record": record})
+            checked = self._checked_edit(record)
         except FigureChatError as error:
             self._problem = str(error)
             self._set_record(self._accepted)
             return
         self._problem = ""
-        self._accepted = answer["record"]
+        self._accepted = checked
         self._refresh_display_soon()
 
     @property

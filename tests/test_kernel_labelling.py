@@ -95,8 +95,27 @@ CELLS = {
         lazy._on_custom_message(lazy, {"method": "set", "action": "next"}, [])
         print(json.dumps({**made, "after": lazy.index, "problem": lazy._problem}))
     """,
+    "set-page-edit": """
+        # A person's edit in the page arrives as a new _record; the kernel checks it first.
+        s.index = 2
+        edited = s.record
+        edited["marks"] = edited["marks"] + [{"id": 9, "kind": "polygon", "points": [[1, 1], [40, 1], [20, 30]],
+                                              "caption": "", "colour": "red", "label": "apple"}]
+        edited["lastId"] = 9
+        s._record = edited
+        took = [m["id"] for m in s.marks]
+        hostile = {**edited, "marks": [{**edited["marks"][-1], "label": "banana"}]}
+        s._record = hostile
+        problem = s._problem
+        s._record = {**edited, "classes": ["apple", "orange", "pear", "plum"]}
+        print(json.dumps({"took": took, "after": [m["id"] for m in s.marks], "problem": problem,
+                          "classes_problem": s._problem, "classes": s.classes,
+                          "annotations": [m["id"] for m in s.annotations["pic2.jpg"]]}))
+    """,
     "set-callback-fails": """
         t = VisionSet([np.zeros((20, 30, 3), np.uint8), np.full((40, 50, 3), 9, np.uint8)])
+        for hostile in [{"method": "set", "action": ["next"]}, {"method": "set", "action": "jump"}, {"method": "set"}]:
+            t._on_custom_message(t, hostile, [])
         t.on_submit(lambda name, marks: 1 / 0)
         t._on_custom_message(t, {"method": "set", "action": "submit"}, [])
         print(json.dumps({"index": t.index, "problem": t._problem, "names": t.names,
@@ -301,11 +320,20 @@ def test_a_set_moves_through_its_pictures_with_callbacks(executed):
 
 
 def test_the_saved_output_is_the_current_picture(executed):
+    # The set's output follows it (update_display): when the notebook is saved it shows picture 3
+    # (index 2), where the later cells left it, with its marks; the set's other marks ride along.
     outputs = [o for o in executed["set"].outputs if o.output_type == "display_data"]
+    assert len(outputs) == 1
     bundle = outputs[-1]["data"][FIGURE_MIME]
-    assert bundle["picture"]["address"].endswith("pic1.jpg")
+    assert bundle["set"]["index"] == 2
+    assert bundle["picture"]["address"].endswith("pic2.jpg")
+    assert bundle["record"]["image"] == bundle["picture"]["address"]
     assert bundle["record"]["classes"] == ["apple", "orange", "pear"]
-    assert [m["label"] for m in bundle["record"]["marks"]] == ["orange"]
+    assert [(m["kind"], m["label"]) for m in bundle["record"]["marks"]] == [("point", "pear"), ("polygon", "apple")]
+    assert "#9 polygon 1,1,40,1,20,30 red" in outputs[-1]["data"]["text/plain"]
+    pictures = {p["name"]: p for p in bundle["set"]["pictures"]}
+    assert [m["label"] for m in pictures["pic0.jpg"]["record"]["marks"]] == ["apple", "pear"]
+    assert "record" not in pictures["pic2.jpg"]  # the shown one's record is the bundle's record
     assert "image/png" in outputs[-1]["data"]
 
 
@@ -318,6 +346,16 @@ def test_a_set_reads_pictures_when_shown(executed):
     # A picture that cannot be read keeps the set where it was, and the page is told why.
     assert state["after"] == 0
     assert state["problem"].startswith("next failed: PictureError")
+
+
+def test_a_page_edit_of_the_shown_picture_is_checked_and_kept(executed):
+    result = printed(executed["set-page-edit"])
+    assert result["took"] == [1, 9]
+    assert result["after"] == [1, 9] and result["annotations"] == [1, 9]
+    assert "banana" in result["problem"]
+    # Only Python sets the class list: an edit that adds a class is refused whole.
+    assert "class list is fixed" in result["classes_problem"]
+    assert result["classes"] == ["apple", "orange", "pear"]
 
 
 def test_a_failing_callback_is_shown_and_does_not_move_on(executed):

@@ -68,7 +68,16 @@ class MarkBuilder:
         self.width, self.height, self.classes, self.where = width, height, classes, where
         self.marks: list[dict[str, Any]] = []
 
-    def _common(self, label: str | None, caption: str, colour: str | None, where: str) -> dict[str, Any]:
+    def _number(self, wanted: Any) -> int:
+        """The mark's number: the one it had (a file this module wrote keeps it), else the next."""
+        used = {mark["id"] for mark in self.marks}
+        if isinstance(wanted, int) and not isinstance(wanted, bool) and 0 < wanted < 2**31 and wanted not in used:
+            return wanted
+        return max(used, default=0) + 1
+
+    def _common(
+        self, label: str | None, caption: str, colour: str | None, where: str, number: Any = None
+    ) -> dict[str, Any]:
         if label is not None and (not self.classes or label not in self.classes):
             raise AnnotationFormatError(f"{where}: label {label!r} is not one of the classes")
         if colour is not None and colour not in PALETTE:
@@ -76,7 +85,7 @@ class MarkBuilder:
         if len(self.marks) >= MAX_MARKS:
             raise AnnotationFormatError(f"{self.where}: more than {MAX_MARKS} marks on one picture")
         common: dict[str, Any] = {
-            "id": len(self.marks) + 1,
+            "id": self._number(number),
             "caption": str(caption)[:200],
             "colour": colour or (class_colour(self.classes, label) if label is not None else DEFAULT_COLOUR),
         }
@@ -84,17 +93,23 @@ class MarkBuilder:
             common["label"] = label
         return common
 
-    def box(self, x0: int, y0: int, x1: int, y1: int, label: str | None, where: str, caption: str = "", colour: str | None = None) -> None:
+    def box(
+        self, x0: int, y0: int, x1: int, y1: int, label: str | None, where: str, caption: str = "",
+        colour: str | None = None, number: Any = None,
+    ) -> None:
         if x0 >= x1 or y0 >= y1:
             raise AnnotationFormatError(f"{where}: box {x0},{y0},{x1},{y1} has no area")
         if x0 < 0 or y0 < 0 or x1 > self.width or y1 > self.height:
             raise AnnotationFormatError(
                 f"{where}: box {x0},{y0},{x1},{y1} reaches outside its {self.width}×{self.height} picture"
             )
-        common = self._common(label, caption, colour, where)
+        common = self._common(label, caption, colour, where, number)
         self.marks.append({"id": common.pop("id"), "kind": "box", "x0": x0, "y0": y0, "x1": x1, "y1": y1, **common})
 
-    def polygon(self, points: list[list[int]], label: str | None, where: str, caption: str = "", colour: str | None = None) -> None:
+    def polygon(
+        self, points: list[list[int]], label: str | None, where: str, caption: str = "",
+        colour: str | None = None, number: Any = None,
+    ) -> None:
         if not 3 <= len(points) <= MAX_POLYGON_VERTICES:
             raise AnnotationFormatError(
                 f"{where}: a polygon has 3 to {MAX_POLYGON_VERTICES} vertices, not {len(points)}"
@@ -106,14 +121,17 @@ class MarkBuilder:
                 )
         if polygon_area(points) == 0:
             raise AnnotationFormatError(f"{where}: polygon has no area")
-        common = self._common(label, caption, colour, where)
+        common = self._common(label, caption, colour, where, number)
         self.marks.append({"id": common.pop("id"), "kind": "polygon", "points": points, **common})
 
-    def point(self, x: int, y: int, r: int | None, label: str | None, where: str, caption: str = "", colour: str | None = None) -> None:
+    def point(
+        self, x: int, y: int, r: int | None, label: str | None, where: str, caption: str = "",
+        colour: str | None = None, number: Any = None,
+    ) -> None:
         if not (0 <= x < self.width and 0 <= y < self.height):
             raise AnnotationFormatError(f"{where}: point {x},{y} is outside its {self.width}×{self.height} picture")
         radius = r if isinstance(r, int) and 1 <= r <= max(self.width, self.height) else default_radius(self.width, self.height)
-        common = self._common(label, caption, colour, where)
+        common = self._common(label, caption, colour, where, number)
         self.marks.append({"id": common.pop("id"), "kind": "point", "x": x, "y": y, "r": radius, **common})
 
 

@@ -30,7 +30,7 @@ MAX_COCO_BYTES = 512 * 1024 * 1024
 
 
 def _extra(mark: dict[str, Any]) -> dict[str, Any]:
-    extra: dict[str, Any] = {"kind": mark["kind"], "colour": mark["colour"]}
+    extra: dict[str, Any] = {"id": mark["id"], "kind": mark["kind"], "colour": mark["colour"]}
     if mark.get("caption"):
         extra["caption"] = mark["caption"]
     if mark["kind"] == "point":
@@ -176,6 +176,7 @@ def read_coco(source: Any, root: Path) -> tuple[list[Path], list[str] | None, li
         extra = annotation.get("figure_chat") if isinstance(annotation.get("figure_chat"), dict) else {}
         caption = extra.get("caption", "") if isinstance(extra.get("caption", ""), str) else ""
         colour = extra.get("colour") if isinstance(extra.get("colour"), str) else None
+        number = extra.get("id")
         segmentation = annotation.get("segmentation")
         keypoints = annotation.get("keypoints")
         if isinstance(segmentation, list) and segmentation:
@@ -184,7 +185,8 @@ def read_coco(source: Any, root: Path) -> tuple[list[Path], list[str] | None, li
                 if not isinstance(part, list) or len(part) % 2:
                     raise AnnotationFormatError(f"{where}: a segmentation polygon is a flat list of x, y pairs")
                 flat = [whole(value, where) for value in part]
-                builder.polygon([[flat[i], flat[i + 1]] for i in range(0, len(flat), 2)], mark_label, where, caption, colour)
+                points = [[flat[i], flat[i + 1]] for i in range(0, len(flat), 2)]
+                builder.polygon(points, mark_label, where, caption, colour, number)
         elif isinstance(keypoints, list) and (extra.get("kind") == "point" or "bbox" not in annotation):
             if len(keypoints) < 3 or len(keypoints) % 3:
                 raise AnnotationFormatError(f"{where}: keypoints are x, y, v triples")
@@ -192,7 +194,14 @@ def read_coco(source: Any, root: Path) -> tuple[list[Path], list[str] | None, li
             for i in range(0, len(keypoints), 3):
                 if keypoints[i + 2]:
                     builder.point(
-                        whole(keypoints[i], where), whole(keypoints[i + 1], where), extra.get("r"), mark_label, where, caption, colour
+                        whole(keypoints[i], where),
+                        whole(keypoints[i + 1], where),
+                        extra.get("r"),
+                        mark_label,
+                        where,
+                        caption,
+                        colour,
+                        number,
                     )
         else:
             bbox = annotation.get("bbox")
@@ -203,5 +212,5 @@ def read_coco(source: Any, root: Path) -> tuple[list[Path], list[str] | None, li
             x, y, w, h = bbox
             x0, y0 = whole(x, where), whole(y, where)
             x1, y1 = whole(x + w, where), whole(y + h, where)
-            builder.box(x0, y0, x1, y1, mark_label, where, caption, colour)
+            builder.box(x0, y0, x1, y1, mark_label, where, caption, colour, number)
     return paths, classes or None, [builders[iid].marks for iid in order]

@@ -5,6 +5,7 @@ import {
   drawView,
   emptyRecord,
   markBounds,
+  MAX_LISTED_VERTICES,
   MAX_POLYGON_VERTICES,
   parseMarkAddress,
   parseVisionArgs,
@@ -213,6 +214,19 @@ describe('polygon marks', () => {
       i % 2 ? 0 : 50
     ]);
     expect(codeOf(() => validateRecord(bad(many), size))).toBe('bad-args');
+  });
+
+  it('tells a large polygon by its vertex count and extent, not 1.6 kB of numbers', () => {
+    const outline = Array.from({ length: MAX_LISTED_VERTICES + 1 }, (_, i) => {
+      const angle = (2 * Math.PI * i) / (MAX_LISTED_VERTICES + 1);
+      return `${Math.round(200 + 100 * Math.cos(angle))},${Math.round(150 + 100 * Math.sin(angle))}`;
+    }).join(',');
+    const [mark] = withMarks(outline).marks;
+    expect(describeMark(mark)).toBe(
+      `#1 polygon of ${MAX_LISTED_VERTICES + 1} vertices within 100,50,300,250 green`
+    );
+    const small = withMarks(TRIANGLE).marks[0];
+    expect(describeMark(small)).toContain(TRIANGLE);
   });
 
   it('plans a polygon call and tells the model what it added', () => {

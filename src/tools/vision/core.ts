@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { VisionError } from './errors';
 import { describeView } from './draw';
 import { viewGeometry, type ViewSpec } from './geometry';
-import { markAddress, type Mark, type PictureSize, type VisionRecord } from './marks';
+import { markAddress, markBounds, type Mark, type PictureSize, type VisionRecord } from './marks';
 import { applyMarkArgs, applyUpdateArgs } from './record';
 import { VISION_SCHEMAS, type VisionToolName } from './schemas';
 
@@ -44,13 +44,28 @@ export function parseVisionArgs<N extends VisionToolName>(
  * back, so the model can copy it into `vision_update`.
  */
 export function describeMark(mark: Mark): string {
+  if (mark.kind === 'polygon' && mark.points.length > MAX_LISTED_VERTICES) {
+    // A traced outline of 200 vertices is 1.6 kB of numbers per line; its extent says where it is.
+    const b = markBounds(mark);
+    return describeRest(
+      mark,
+      `#${mark.id} polygon of ${mark.points.length} vertices within ${b.x0},${b.y0},${b.x1},${b.y1}`
+    );
+  }
   const where =
     mark.kind === 'point'
       ? `point ${markAddress(mark)} r ${mark.r}`
       : `${mark.kind} ${markAddress(mark)}`;
+  return describeRest(mark, `#${mark.id} ${where}`);
+}
+
+/** Most polygon vertices a mark's line spells out; larger polygons are told by their extent. */
+export const MAX_LISTED_VERTICES = 32;
+
+function describeRest(mark: Mark, head: string): string {
   const label = mark.label === undefined ? '' : ` label ${JSON.stringify(mark.label)}`;
   const caption = mark.caption ? ` ${JSON.stringify(mark.caption)}` : '';
-  return `#${mark.id} ${where} ${mark.colour}${label}${caption}`;
+  return `${head} ${mark.colour}${label}${caption}`;
 }
 
 /** A record's class list as the model reads it: `classes: "apple", "pear"`, or nothing. */
