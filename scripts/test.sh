@@ -93,8 +93,28 @@ timed sphinx-build -W --keep-going -q -b html docs docs/_build/html
 echo "== wheels (built and checked beside the stages above)"
 timed await wheels
 
-echo "== galata"
-(cd ui-tests && export CHROMIUM_PATH="$chromium" && timed npx playwright test)
+# The main suite runs in two shards at once, each with its own JupyterLab, model server, ports
+# (the main stage's and the ones after the small configs') and server and results folders: one
+# Galata run keeps about one core busy (a browser step, then a wait on the server), so two fill
+# the machine's two.
+galata_shard() {
+  local index=$1 offset=$2
+  cd ui-tests
+  export CHROMIUM_PATH="$chromium"
+  export FIGURE_CHAT_TEST_PORT=$((${FIGURE_CHAT_TEST_PORT:-8888} + offset))
+  export FIGURE_CHAT_MODEL_PORT=$((${FIGURE_CHAT_MODEL_PORT:-8765} + offset))
+  export FIGURE_CHAT_TEST_RUNTIME=".jupyter-runtime/shard$index"
+  timed npx playwright test --shard="$index/2" --output "test-results/shard$index"
+}
+echo "== galata (two shards at once)"
+start=$SECONDS
+beside galata-1 galata_shard 1 0
+beside galata-2 galata_shard 2 4
+echo "== galata, shard 1 of 2"
+await galata-1
+echo "== galata, shard 2 of 2"
+await galata-2
+echo "(the two: $((SECONDS - start)) s)"
 
 # The three small configs each start their own JupyterLab and Chromium for one or two tests, and
 # mostly wait on those starts: they run at once, each on its own ports (the next ones after the
