@@ -18,9 +18,7 @@ export interface AgentLabel {
 }
 
 // C0 and C1 controls, zero-width characters, line and paragraph separators, bidirectional
-// embeddings, overrides and isolates (they reorder the text after them), word joiners, the BOM:
-// controls are exactly what this pattern is for.
-// eslint-disable-next-line no-control-regex
+// embeddings, overrides and isolates (they reorder the text after them), word joiners, the BOM.
 const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]+/g;
 
 /** The first `count` characters (code points, so no half of a surrogate pair is left). */
