@@ -77,8 +77,10 @@ test('an MCP present_svg call shows live in the open notebook, is saved with it 
   const figure = chat(page).locator('.jp-FigureChat-figure');
   await expect(figure).toHaveCount(1);
   await expect(figure.locator('figcaption')).toHaveText(ALT);
-  // The turn names the agent that made it.
-  await expect(chat(page).locator('.jp-FigureChat-agent')).toHaveText('via Terminal agent');
+  // The turn names the agent that made it, on the header a person sees.
+  const via = chat(page).locator('.jp-FigureChat-agent');
+  await expect(via).toHaveText('via Terminal agent');
+  await expect(via).toBeVisible();
   // The page is the notebook's writer: the file is untouched until the notebook is saved.
   const unsaved = await page.request.get(`/api/contents/${path}?content=0`);
   expect(((await unsaved.json()) as { last_modified: string }).last_modified).toBe(modified);
@@ -96,7 +98,8 @@ test('an MCP present_svg call shows live in the open notebook, is saved with it 
   await openNotebook(page, path);
   await openChat(page);
   await expect(chat(page).locator('.jp-FigureChat-figure figcaption')).toHaveText(ALT);
-  await expect(chat(page).locator('.jp-FigureChat-agent')).toHaveText('via Terminal agent');
+  await expect(via).toHaveText('via Terminal agent');
+  await expect(via).toBeVisible();
 });
 
 test('a hostile SVG from an agent is refused and leaves the open notebook unchanged', async ({
