@@ -1,8 +1,9 @@
 /**
- * The mark editor of the Vision widget: the downscaled preview as an `<img>`
- * (vision-editor-preview.ts), a toolbar (vision-editor-toolbar.ts), and the marks as an SVG over
- * it in original-pixel coordinates (`viewBox` = the picture's size), so no drag needs a server
- * round trip and every coordinate the person sees is the one the record stores.
+ * The mark editor of the Vision widget: a toolbar (vision-editor-toolbar.ts) over a stage
+ * (vision-editor-stage.ts): the downscaled preview as an `<img>` (vision-editor-preview.ts) and
+ * the marks as an SVG over it in original-pixel coordinates (`viewBox` = the picture's size), so
+ * no drag needs a server round trip and every coordinate the person sees is the one the record
+ * stores.
  *
  * Every change goes through the tools' own `applyMarkArgs`/`applyUpdateArgs`, so a mark made by a
  * click is the mark `vision_mark` would have made (numbering, default radius, bounds); a box is
@@ -18,13 +19,11 @@ import {
   type UpdateOp,
   type VisionRecord
 } from '../tools/vision';
-import { markElements, svgElement } from './mark-shapes';
 import { sameMarks } from './same-record';
 import { EditHistory } from './vision-editor-history';
 import { keyAction, runKey, type KeyTarget } from './vision-editor-keys';
-import { PreviewImage, shownWidth } from './vision-editor-preview';
 import { markIdOf, PointerGestures } from './vision-editor-pointer';
-import { handleElements } from './vision-editor-resize';
+import { VisionStage } from './vision-editor-stage';
 import { VisionToolbar, type VisionEditorLabels } from './vision-editor-toolbar';
 
 export type { VisionEditorLabels } from './vision-editor-toolbar';
@@ -54,18 +53,13 @@ export interface VisionEditorOptions {
 export class VisionEditor {
   readonly node: HTMLDivElement;
   private readonly _svg: SVGSVGElement;
-  private readonly _stage: HTMLDivElement;
-  private readonly _marks: SVGGElement;
-  private readonly _handles: SVGGElement;
-  private readonly _draft: SVGRectElement;
-  private readonly _polygonDraft: SVGPolylineElement;
+  private readonly _stage: VisionStage;
   private _polygonMode = false;
   private _classIndex: number;
   private readonly _history = new EditHistory();
   /** Why edits are refused (the kernel is out of reach), or null while they are taken. */
   private _gone: string | null = null;
   private readonly _toolbar: VisionToolbar;
-  private readonly _preview: PreviewImage;
   private _record: VisionRecord;
   private _selected: number | null = null;
   private readonly _gestures: PointerGestures;
@@ -96,44 +90,20 @@ export class VisionEditor {
       pickClass: index => this._pickClass(index),
       undo: () => this._undoRedo('undo'),
       redo: () => this._undoRedo('redo'),
-      display: (brightness, contrast) => {
-        // Display only: a CSS filter on the picture, never a change to the record.
-        this._stage.style.setProperty('--jp-figure-chat-brightness', String(brightness));
-        this._stage.style.setProperty('--jp-figure-chat-contrast', String(contrast));
-      }
+      display: (brightness, contrast) => this._stage.setDisplay(brightness, contrast)
     });
 
-    const stage = document.createElement('div');
-    this._stage = stage;
-    stage.className = 'jp-FigureChat-visionStage';
-    stage.style.width = `${shownWidth(width, height)}px`;
-    this._preview = new PreviewImage(width, height);
+    this._stage = new VisionStage(width, height, labels.picture);
+    this._svg = this._stage.svg;
     if (_options.previewUrl) {
-      void this._preview.show(_options.previewUrl);
+      void this._stage.preview.show(_options.previewUrl);
     }
-    this._svg = svgElement('svg', {
-      viewBox: `0 0 ${width} ${height}`,
-      preserveAspectRatio: 'none',
-      tabindex: 0,
-      role: 'application',
-      'aria-label': labels.picture
-    });
-    this._svg.classList.add('jp-FigureChat-visionMarks');
-    this._marks = svgElement('g', {});
-    this._handles = svgElement('g', {});
-    this._draft = svgElement('rect', { class: 'jp-FigureChat-visionDraft', visibility: 'hidden' });
-    this._polygonDraft = svgElement('polyline', {
-      class: 'jp-FigureChat-visionDraft',
-      visibility: 'hidden'
-    });
-    this._svg.append(this._marks, this._handles, this._draft, this._polygonDraft);
-    stage.append(this._preview.node, this._svg);
-    this.node.append(this._toolbar.node, stage);
+    this.node.append(this._toolbar.node, this._stage.node);
 
     this._gestures = new PointerGestures({
       svg: this._svg,
-      draft: this._draft,
-      polygonDraft: this._polygonDraft,
+      draft: this._stage.draft,
+      polygonDraft: this._stage.polygonDraft,
       polygonMode: () => this._polygonMode,
       size: _options,
       record: () => this._record,
@@ -189,7 +159,7 @@ export class VisionEditor {
    * first); marks are in picture pixels, so they stay where they are.
    */
   setPreview(url: string): Promise<void> {
-    return this._preview.show(url);
+    return this._stage.preview.show(url);
   }
 
   /** The record shown. */
@@ -392,26 +362,7 @@ export class VisionEditor {
     this._toolbar.showHistory(this._history.canUndo, this._history.canRedo);
   }
 
-  /** Draw every mark; label sizes follow the shown size so numbers stay readable when scaled. */
   private _draw(record: VisionRecord): void {
-    const active = document.activeElement;
-    const markHadFocus =
-      active instanceof SVGGElement &&
-      active.dataset.mark !== undefined &&
-      this.node.contains(active);
-    const shown = this._svg.getBoundingClientRect().width || this._options.width;
-    const unit = this._options.width / shown;
-    const groups = markElements(record, this._selected, unit);
-    this._marks.replaceChildren(...groups);
-    const selected = record.marks.find(mark => mark.id === this._selected);
-    this._handles.replaceChildren(
-      ...(selected?.kind === 'box' && this._gone === null ? handleElements(selected, unit) : [])
-    );
-    this._draft.setAttribute('stroke-width', String(2 * unit));
-    this._polygonDraft.setAttribute('stroke-width', String(2 * unit));
-    // Keep keyboard focus on the selected mark after a redraw replaced its element.
-    if (markHadFocus && this._selected !== null) {
-      this._marks.querySelector<SVGGElement>(`[data-mark="${this._selected}"]`)?.focus();
-    }
+    this._stage.draw(record, this._selected, this._gone === null);
   }
 }

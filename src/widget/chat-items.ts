@@ -1,11 +1,12 @@
 /**
- * How one chat message looks: a header with the author ("You", the model's name), the time and a
- * copy button; the text (Markdown for the model, plain for the user); code blocks that scroll,
+ * How one chat message looks: a header with the author ("You", the model's name, or "via <agent>"
+ * on another agent's turn), the time and a copy button; the text (Markdown for the model, plain for the user); code blocks that scroll,
  * with copy / insert below / replace cell buttons; errors with Retry and a Settings link.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
 import type { AssistantMessage, UserMessage } from '../tools/transcript';
+import { agentLabel, type AgentLabel } from './agent-label';
 import { ChatMarkdown, type ChatMarkdownOptions } from './markdown-view';
 import { renderThinking } from './thinking';
 
@@ -35,6 +36,16 @@ function errorText(text: string, trans: TranslationBundle): HTMLElement {
   return error;
 }
 
+/**
+ * Where an agent's name goes in a translated text. The name is not given to the translation's
+ * own `%1` formatting, which rewrites `%%` in what it inserts; a cleaned name has no NUL.
+ */
+const NAME = '\u0000';
+
+function withName(template: string, name: string): string {
+  return template.replace(NAME, () => name);
+}
+
 /** What message elements need from the chat. */
 export interface MessageActions {
   readonly trans: TranslationBundle;
@@ -50,14 +61,20 @@ function header(
   author: string,
   created: string | undefined,
   text: () => string,
-  actions: MessageActions
+  actions: MessageActions,
+  agent: AgentLabel | null = null
 ): HTMLElement {
   const { trans } = actions;
   const element = document.createElement('div');
   element.className = 'jp-FigureChat-messageHeader';
   const name = document.createElement('span');
   name.className = 'jp-FigureChat-author';
-  name.textContent = author;
+  // Text only, never markup: the agent named itself.
+  name.textContent = agent ? withName(trans.__('via %1', NAME), agent.shown) : author;
+  if (agent) {
+    name.classList.add('jp-FigureChat-agent');
+    name.title = withName(trans.__('Called over MCP by %1', NAME), agent.full);
+  }
   element.append(name);
   const date = created ? new Date(created) : null;
   if (date && !Number.isNaN(date.getTime())) {
@@ -171,7 +188,13 @@ export class AssistantMessageView {
     this._bubble.className = 'jp-FigureChat-message jp-FigureChat-message-mod-assistant';
     this.node = entry(
       'assistant',
-      header(_actions.modelName(), message.created, () => this._message.content, _actions),
+      header(
+        _actions.modelName(),
+        message.created,
+        () => this._message.content,
+        _actions,
+        agentLabel(message)
+      ),
       this._bubble
     );
     this._markdown = new ChatMarkdown({

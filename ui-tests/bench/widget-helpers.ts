@@ -5,7 +5,8 @@
  */
 import { expect, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import { openNotebook, SERVER_URL } from '../tests/helpers';
+import { openNotebook } from '../tests/helpers';
+import { putNotebook } from '../tests/helpers-notebook7';
 
 /**
  * Python defining `make_picture(path, seed)`: a 4000×3000 JPEG (quality 90) with smooth shapes
@@ -33,23 +34,7 @@ export async function notebookWith(
   path: string,
   sources: string[]
 ): Promise<void> {
-  const content = {
-    cells: sources.map((source, index) => ({
-      id: `bench-${index}`,
-      cell_type: 'code',
-      source,
-      metadata: {},
-      outputs: [],
-      execution_count: null
-    })),
-    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-    nbformat: 4,
-    nbformat_minor: 5
-  };
-  const response = await page.request.put(`${SERVER_URL}api/contents/${path}`, {
-    data: { type: 'notebook', format: 'json', content }
-  });
-  expect(response.ok()).toBeTruthy();
+  await putNotebook(page.request, path, sources, 'bench');
   await openNotebook(page, path);
 }
 

@@ -150,14 +150,21 @@ export async function putConversationNotebook(
   expect(response.ok()).toBeTruthy();
 }
 
-/** Create an empty notebook file on the server. */
+/**
+ * Create an empty notebook file on the server, with `metadata` beside its kernelspec (a stored
+ * conversation as `figure_chat`, say).
+ */
 export async function createNotebookFile(
   page: IJupyterLabPageFixture,
-  path: string
+  path: string,
+  metadata: Record<string, unknown> = {}
 ): Promise<void> {
   const content = {
     cells: [],
-    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
+    metadata: {
+      kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
+      ...metadata
+    },
     nbformat: 4,
     nbformat_minor: 5
   };

@@ -8,7 +8,6 @@ import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 import {
   ask,
   chat,
-  createNotebookFile,
   modelRequests,
   openChat,
   openNotebook,
@@ -19,6 +18,7 @@ import {
   SETTINGS,
   visibleCells
 } from './helpers';
+import { runFirstCell } from './labelling-steps';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -48,14 +48,11 @@ test('a Vision widget takes clicks and a drag, syncs v.marks both ways, and reop
   tmpPath
 }) => {
   const path = `${tmpPath}/vision-widget.ipynb`;
-  await createNotebookFile(page, path);
-  await openNotebook(page, path);
-  await setCode(
+  await runFirstCell(
     page,
-    0,
+    path,
     'import json\nimport numpy as np\nfrom jupyterlab_figure_chat import Figure, Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv'
   );
-  await page.notebook.runCell(0, true);
   const marks = page.locator('.jp-FigureChat-visionMarks');
   await expect(marks).toBeVisible({ timeout: 60000 });
 
@@ -180,14 +177,11 @@ test('marks the chat writes into a Vision widget count only once the kernel take
 }) => {
   test.setTimeout(180000);
   const path = `${tmpPath}/vision-busy.ipynb`;
-  await createNotebookFile(page, path);
-  await openNotebook(page, path);
-  await setCode(
+  await runFirstCell(
     page,
-    0,
+    path,
     'import json, os, time\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv'
   );
-  await page.notebook.runCell(0, true);
   const marks = page.locator('.jp-FigureChat-visionMarks');
   await expect(marks).toBeVisible({ timeout: 60000 });
 

@@ -8,18 +8,8 @@
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
-import {
-  ask,
-  chat,
-  createNotebookFile,
-  modelRequests,
-  openChat,
-  openNotebook,
-  resetModelLog,
-  setCode,
-  SETTINGS
-} from './helpers';
-import { drag, kernelIdle, labPrinter, type Mark, screenAt } from './labelling-steps';
+import { ask, chat, modelRequests, openChat, resetModelLog, SETTINGS } from './helpers';
+import { drag, labPrinter, marksLayer, type Mark, runFirstCell, screenAt } from './labelling-steps';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -36,17 +26,13 @@ test('the chat labels a 5-picture set with classes and polygons, and reads the c
   tmpPath
 }) => {
   const path = `${tmpPath}/labelling-chat.ipynb`;
-  await createNotebookFile(page, path);
-  await openNotebook(page, path);
-  await setCode(
+  await runFirstCell(
     page,
-    0,
+    path,
     'import json\nimport numpy as np\nfrom jupyterlab_figure_chat import VisionSet\ns = VisionSet([np.full((300, 400, 3), 30 + 40 * i, np.uint8) for i in range(5)], classes=["cat", "dog"])\ns'
   );
   const print = labPrinter(page);
-  await kernelIdle(page);
-  await page.notebook.runCell(0, true);
-  const marks = page.locator('.jp-NotebookPanel:visible .jp-FigureChat-visionMarks');
+  const marks = marksLayer(page);
   await expect(marks).toBeVisible({ timeout: 60000 });
   const where = page.locator('.jp-NotebookPanel:visible .jp-FigureChat-visionSetWhere');
   await expect(where).toContainText('1 of 5');

@@ -6,9 +6,15 @@
  * again edits again. Plain Playwright pages, as in notebook7.spec.ts.
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 
-import { SERVER_URL } from './helpers';
+import {
+  NB7_CELLS as CELLS,
+  openInNotebook7,
+  putNotebook,
+  runCellAt,
+  runVisionCell
+} from './helpers-notebook7';
 import {
   editOnePicture,
   kernelIdle,
@@ -23,16 +29,6 @@ const NOTEBOOK = 'nb7-labelling.ipynb';
 // Only under playwright.notebook.config.js (a Notebook 7 server); the JupyterLab configs pick up
 // every spec file and run this one's JupyterLab twin, labelling-restart.spec.ts, instead.
 test.skip(process.env.FIGURE_CHAT_TEST_APP !== 'notebook', 'a Notebook 7 test');
-
-/** Run one cell as a person does: click into it, Shift+Enter, wait for its prompt number. */
-async function runCellAt(page: Page, index: number): Promise<void> {
-  const cell = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell').nth(index);
-  await cell.locator('.jp-InputArea-editor').click();
-  await page.keyboard.press('Shift+Enter');
-  await expect(cell.locator('.jp-InputPrompt')).toHaveText(/\[\d+\]/, { timeout: 60000 });
-}
-
-const CELLS = '.jp-NotebookPanel .jp-Notebook .jp-Cell';
 
 /** Notebook 7's Print: the source goes into the cell's model, then the cell is run by keys. */
 function notebookPrinter(page: Page): Print {
@@ -51,36 +47,14 @@ function notebookPrinter(page: Page): Print {
   };
 }
 
-/** Make a notebook of `cells` (empty code cells after the first stay for the prints) and open it. */
-async function openWith(page: Page, name: string, cells: string[]): Promise<void> {
-  const content = {
-    cells: cells.map((source, index) => ({
-      id: `labelling-${index}`,
-      cell_type: 'code',
-      source,
-      metadata: {},
-      outputs: [],
-      execution_count: null
-    })),
-    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-    nbformat: 4,
-    nbformat_minor: 5
-  };
-  const created = await page.request.put(`${SERVER_URL}api/contents/${name}`, {
-    data: { type: 'notebook', format: 'json', content }
-  });
-  expect(created.ok()).toBeTruthy();
-  await page.goto(`${SERVER_URL}notebooks/${name}`);
-  await page.waitForFunction(
-    () => window.jupyterapp?.commands.hasCommand('figure-chat:open') === true,
-    undefined,
-    { timeout: 60000 }
-  );
-  await kernelIdle(page);
-  await runCellAt(page, 0);
-  const marks = page.locator('.jp-FigureChat-visionMarks');
-  await expect(marks).toBeVisible({ timeout: 60000 });
-  await marks.evaluate(node => node.scrollIntoView({ block: 'center' }));
+/**
+ * Make a notebook of `cells` (empty code cells after the first stay for the prints), open it and
+ * run its first cell; the widget's marks layer.
+ */
+async function openWith(page: Page, name: string, cells: string[]): Promise<Locator> {
+  await putNotebook(page.request, name, cells, 'labelling');
+  await openInNotebook7(page, name);
+  return runVisionCell(page);
 }
 
 test('classes and hotkeys, box resize, a polygon and undo/redo reach v.marks', async ({ page }) => {
@@ -97,50 +71,18 @@ test('a picture set: Prev / Next / Submit and their keys through five pictures',
 
 async function printedMarks(page: Page): Promise<Array<Record<string, number | string>>> {
   await runCellAt(page, 1);
-  const output = page
-    .locator('.jp-NotebookPanel .jp-Notebook .jp-Cell')
-    .nth(1)
-    .locator('.jp-OutputArea-output');
+  const output = page.locator(CELLS).nth(1).locator('.jp-OutputArea-output');
   await expect(output).toContainText(']');
   return JSON.parse((await output.textContent()) ?? '[]') as Array<Record<string, number | string>>;
 }
 
 test('a class hotkey and a box reach v.marks, and a restart shows the stored picture with its notice', async ({
-  page,
-  request
+  page
 }) => {
-  const code = (source: string, index: number) => ({
-    id: `labelling-${index}`,
-    cell_type: 'code',
-    source,
-    metadata: {},
-    outputs: [],
-    execution_count: null
-  });
-  const content = {
-    cells: [
-      'import json\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8), classes=["apple", "orange"])\nv',
-      'print(json.dumps(v.marks))'
-    ].map(code),
-    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-    nbformat: 4,
-    nbformat_minor: 5
-  };
-  const created = await request.put(`${SERVER_URL}api/contents/${NOTEBOOK}`, {
-    data: { type: 'notebook', format: 'json', content }
-  });
-  expect(created.ok()).toBeTruthy();
-  await page.goto(`${SERVER_URL}notebooks/${NOTEBOOK}`);
-  await page.waitForFunction(
-    () => window.jupyterapp?.commands.hasCommand('figure-chat:open') === true,
-    undefined,
-    { timeout: 60000 }
-  );
-  await kernelIdle(page);
-  await runCellAt(page, 0);
-  const marks = page.locator('.jp-FigureChat-visionMarks');
-  await expect(marks).toBeVisible({ timeout: 60000 });
-  await marks.evaluate(node => node.scrollIntoView({ block: 'center' }));
+  const marks = await openWith(page, NOTEBOOK, [
+    'import json\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8), classes=["apple", "orange"])\nv',
+    'print(json.dumps(v.marks))'
+  ]);
 
   // Key 2 ("orange"), then a drawn box.
   await marks.focus();

@@ -5,46 +5,18 @@
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import {
-  createNotebookFile,
-  openNotebook,
-  saveAndCloseAll,
-  setCode,
-  SETTINGS,
-  visibleCells
-} from './helpers';
+import { openNotebook, saveAndCloseAll, setCode, SETTINGS, visibleCells } from './helpers';
+import { kernelIdle, marksLayer, runFirstCell, screenAt } from './labelling-steps';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
 const VISION =
   'import json, time\nimport numpy as np\nfrom jupyterlab_figure_chat import Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv';
 
-/**
- * Wait until the notebook's kernel is idle: a cell run before the session has its kernel is
- * dropped by JupyterLab (the prompt stays "[ ]"), as notebook7.spec.ts found.
- */
-async function kernelIdle(page: IJupyterLabPageFixture): Promise<void> {
-  await page.waitForFunction(
-    () =>
-      (
-        window.jupyterapp.shell.currentWidget as unknown as {
-          sessionContext?: { session?: { kernel?: { status?: string } } };
-        }
-      )?.sessionContext?.session?.kernel?.status === 'idle',
-    undefined,
-    { timeout: 60000 }
-  );
-}
-
 /** Click picture pixel (x, y) of the 400×300 Vision in the notebook shown. */
 async function clickPicture(page: IJupyterLabPageFixture, x: number, y: number): Promise<void> {
-  const marks = page.locator('.jp-NotebookPanel:visible .jp-FigureChat-visionMarks');
-  const box = await marks.boundingBox();
-  expect(box).not.toBeNull();
-  await page.mouse.click(
-    box!.x + ((x + 0.5) / 400) * box!.width,
-    box!.y + ((y + 0.5) / 300) * box!.height
-  );
+  const at = await screenAt(page, x + 0.5, y + 0.5);
+  await page.mouse.click(at.x, at.y);
 }
 
 test('a kernel restart turns the Vision into its stored picture with a notice, and rerunning edits again', async ({
@@ -52,12 +24,8 @@ test('a kernel restart turns the Vision into its stored picture with a notice, a
   tmpPath
 }) => {
   const path = `${tmpPath}/labelling-restart.ipynb`;
-  await createNotebookFile(page, path);
-  await openNotebook(page, path);
-  await setCode(page, 0, VISION);
-  await kernelIdle(page);
-  await page.notebook.runCell(0, true);
-  const marks = page.locator('.jp-NotebookPanel:visible .jp-FigureChat-visionMarks');
+  await runFirstCell(page, path, VISION);
+  const marks = marksLayer(page);
   await expect(marks).toBeVisible({ timeout: 60000 });
   const output = visibleCells(page).first().locator('.jp-FigureChat-liveOutput');
 
@@ -150,12 +118,8 @@ test('Kernel → Shut Down Kernel turns the Vision into its stored picture with 
   tmpPath
 }) => {
   const path = `${tmpPath}/labelling-shutdown.ipynb`;
-  await createNotebookFile(page, path);
-  await openNotebook(page, path);
-  await setCode(page, 0, VISION);
-  await kernelIdle(page);
-  await page.notebook.runCell(0, true);
-  const marks = page.locator('.jp-NotebookPanel:visible .jp-FigureChat-visionMarks');
+  await runFirstCell(page, path, VISION);
+  const marks = marksLayer(page);
   await expect(marks).toBeVisible({ timeout: 60000 });
   await clickPicture(page, 120, 90);
   await expect(marks.locator('[data-mark]')).toHaveCount(1);

@@ -8,7 +8,7 @@ import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import { expect, type Locator, type Page } from '@playwright/test';
 
-import { setCode, visibleCells } from './helpers';
+import { createNotebookFile, openNotebook, setCode, visibleCells } from './helpers';
 
 /** What the steps use of a page: Galata's fixture and a plain Playwright page both fit. */
 export type LabellingPage = Pick<Page, 'locator' | 'mouse' | 'keyboard' | 'waitForFunction'>;
@@ -57,6 +57,22 @@ export async function kernelIdle(page: LabellingPage): Promise<void> {
     undefined,
     { timeout: 60000 }
   );
+}
+
+/**
+ * JupyterLab: write an empty notebook, open it, type `source` into its first cell and run it once
+ * the kernel is idle.
+ */
+export async function runFirstCell(
+  page: IJupyterLabPageFixture,
+  path: string,
+  source: string
+): Promise<void> {
+  await createNotebookFile(page, path);
+  await openNotebook(page, path);
+  await setCode(page, 0, source);
+  await kernelIdle(page);
+  await page.notebook.runCell(0, true);
 }
 
 /** The live Vision editor's marks layer in the notebook shown. */

@@ -5,31 +5,19 @@
  * `s.annotations`), printed by a cell as kernel-bridge.spec.ts does. The steps are shared with
  * the Notebook 7 twin (labelling-notebook7.spec.ts) in labelling-steps.ts.
  */
-import { test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { test } from '@jupyterlab/galata';
 
-import { createNotebookFile, openNotebook, setCode, SETTINGS, visibleCells } from './helpers';
+import { SETTINGS, visibleCells } from './helpers';
 import {
   editOnePicture,
-  kernelIdle,
   labPrinter,
   ONE_PICTURE_CELL,
+  runFirstCell,
   SET_CELL,
   stepThroughSet
 } from './labelling-steps';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
-
-async function runFirstCell(
-  page: IJupyterLabPageFixture,
-  path: string,
-  source: string
-): Promise<void> {
-  await createNotebookFile(page, path);
-  await openNotebook(page, path);
-  await setCode(page, 0, source);
-  await kernelIdle(page);
-  await page.notebook.runCell(0, true);
-}
 
 test('classes and hotkeys, box resize by handle and keys, a polygon, and undo/redo reach v.marks', async ({
   page,

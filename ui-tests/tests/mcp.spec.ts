@@ -2,7 +2,8 @@
  * Another agent's call on a notebook open in JupyterLab: an MCP `present_svg` call (a real MCP
  * client, tests/mcp_client.py, against the jupyter-server-mcp of the test's Jupyter server) goes
  * to the page that has the notebook open, shows in its chat at once as the agent's turn, becomes
- * part of the notebook (saved with it, the file untouched until then), and replays after a reload;
+ * part of the notebook (saved with it, the file untouched until then), names the agent ("via
+ * <name>") live and on replay after a reload;
  * a `vision_mark` on a Vision widget's picture lands in the widget and in the kernel's `v.marks`.
  */
 import { execFile } from 'node:child_process';
@@ -76,6 +77,10 @@ test('an MCP present_svg call shows live in the open notebook, is saved with it 
   const figure = chat(page).locator('.jp-FigureChat-figure');
   await expect(figure).toHaveCount(1);
   await expect(figure.locator('figcaption')).toHaveText(ALT);
+  // The turn names the agent that made it, on the header a person sees.
+  const via = chat(page).locator('.jp-FigureChat-agent');
+  await expect(via).toHaveText('via Terminal agent');
+  await expect(via).toBeVisible();
   // The page is the notebook's writer: the file is untouched until the notebook is saved.
   const unsaved = await page.request.get(`/api/contents/${path}?content=0`);
   expect(((await unsaved.json()) as { last_modified: string }).last_modified).toBe(modified);
@@ -93,6 +98,8 @@ test('an MCP present_svg call shows live in the open notebook, is saved with it 
   await openNotebook(page, path);
   await openChat(page);
   await expect(chat(page).locator('.jp-FigureChat-figure figcaption')).toHaveText(ALT);
+  await expect(via).toHaveText('via Terminal agent');
+  await expect(via).toBeVisible();
 });
 
 test('a hostile SVG from an agent is refused and leaves the open notebook unchanged', async ({

@@ -8,11 +8,17 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { NotebookPanel } from '@jupyterlab/notebook';
 import { expect, test, type Page } from '@playwright/test';
 
 import { RUNTIME } from '../jupyter.mjs';
 import { MODEL_URL, SERVER_URL } from './helpers';
+import {
+  NB7_CELLS,
+  openInNotebook7,
+  putNotebook,
+  runCellAt,
+  runVisionCell
+} from './helpers-notebook7';
 
 const NOTEBOOK = 'nb7.ipynb';
 const PICTURE = 'nb7-picture.png';
@@ -58,17 +64,7 @@ test.beforeAll(async ({ request }) => {
     data: { type: 'file', format: 'base64', content: bytes }
   });
   expect(upload.ok()).toBeTruthy();
-  // With a kernelspec, so Notebook 7 opens it without asking for a kernel.
-  const content = {
-    cells: [],
-    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-    nbformat: 4,
-    nbformat_minor: 5
-  };
-  const created = await request.put(`${SERVER_URL}api/contents/${NOTEBOOK}`, {
-    data: { type: 'notebook', format: 'json', content }
-  });
-  expect(created.ok()).toBeTruthy();
+  await putNotebook(request, NOTEBOOK, [], 'nb7');
 });
 
 test('sidebar, figure, vision and replay in the notebook view', async ({ page, request }) => {
@@ -107,67 +103,26 @@ test('sidebar, figure, vision and replay in the notebook view', async ({ page, r
 
 const WIDGET_NOTEBOOK = 'nb7-widget.ipynb';
 
-/**
- * Run one cell of the notebook shown as a person does: click into it, Shift+Enter. (Galata's
- * notebook helpers need its JupyterLab page fixture, which Notebook 7 pages do not have.)
- */
-async function runCellAt(page: Page, index: number): Promise<void> {
-  const cell = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell').nth(index);
-  await cell.locator('.jp-InputArea-editor').click();
-  await page.keyboard.press('Shift+Enter');
-  await expect(cell.locator('.jp-InputPrompt')).toHaveText(/\[\d+\]/, { timeout: 60000 });
-}
-
 test('a Vision widget takes a click that v.marks shows, and a Figure renders, in the notebook view', async ({
-  page,
-  request
+  page
 }) => {
-  const code = (source: string, index: number) => ({
-    id: `widget-${index}`,
-    cell_type: 'code',
-    source,
-    metadata: {},
-    outputs: [],
-    execution_count: null
-  });
-  const content = {
-    cells: [
+  await putNotebook(
+    page.request,
+    WIDGET_NOTEBOOK,
+    [
       'import json\nimport numpy as np\nfrom jupyterlab_figure_chat import Figure, Vision\nv = Vision(np.full((300, 400, 3), 200, np.uint8))\nv',
       'print(json.dumps(v.marks))',
       'Figure(\'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80"><rect x="10" y="10" width="150" height="50" fill="teal"/></svg>\', alt="A teal bar")'
-    ].map(code),
-    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-    nbformat: 4,
-    nbformat_minor: 5
-  };
-  const created = await request.put(`${SERVER_URL}api/contents/${WIDGET_NOTEBOOK}`, {
-    data: { type: 'notebook', format: 'json', content }
-  });
-  expect(created.ok()).toBeTruthy();
-  await page.goto(`${SERVER_URL}notebooks/${WIDGET_NOTEBOOK}`);
-  await page.waitForFunction(
-    () => window.jupyterapp?.commands.hasCommand('figure-chat:open') === true,
-    undefined,
-    { timeout: 60000 }
+    ],
+    'widget'
   );
-  const cells = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell');
+  // Waits for the kernel, as a person waits for the status to settle: a clean-clone CI run
+  // pressed Shift+Enter too early once, and the cell was dropped.
+  await openInNotebook7(page, WIDGET_NOTEBOOK);
+  const cells = page.locator(NB7_CELLS);
   await expect(cells).toHaveCount(3);
-  // A cell run before the notebook's session has its kernel is dropped by JupyterLab's
-  // CodeCell.execute (the prompt stays "[ ]"), so wait for the kernel as a person waits for the
-  // status to settle: a clean-clone CI run pressed Shift+Enter too early once.
-  await page.waitForFunction(
-    () => {
-      const panel = window.jupyterapp.shell.currentWidget as NotebookPanel | null;
-      return panel?.sessionContext?.session?.kernel?.status === 'idle';
-    },
-    undefined,
-    { timeout: 60000 }
-  );
 
-  await runCellAt(page, 0);
-  const marks = page.locator('.jp-FigureChat-visionMarks');
-  await expect(marks).toBeVisible({ timeout: 60000 });
-  await marks.evaluate(node => node.scrollIntoView({ block: 'center' }));
+  const marks = await runVisionCell(page);
   const box = await marks.boundingBox();
   expect(box).not.toBeNull();
   // Picture pixel (100, 60) of the 400×300 picture.

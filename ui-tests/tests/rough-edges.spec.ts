@@ -10,7 +10,7 @@ import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 
 import { heavyFigure } from '../bench/heavy-figure';
-import { chat, openChat, openNotebook, SETTINGS } from './helpers';
+import { ask, chat, createNotebookFile, openChat, openNotebook, SETTINGS } from './helpers';
 
 test.use({ mockSettings: SETTINGS, autoGoto: true });
 
@@ -30,13 +30,6 @@ async function openAtDefaultWidth(page: IJupyterLabPageFixture): Promise<void> {
     .locator('#jp-figure-chat-sidebar')
     .evaluate((node: HTMLElement) => node.offsetWidth);
   expect(Math.abs(width - DEFAULT_WIDTH)).toBeLessThanOrEqual(2);
-}
-
-async function ask(page: IJupyterLabPageFixture, text: string): Promise<void> {
-  const view = chat(page);
-  await view.locator('.jp-FigureChat-input').fill(text);
-  await view.locator('.jp-FigureChat-input').press('Enter');
-  await expect(view.locator('.jp-FigureChat-send')).toHaveText('Send');
 }
 
 async function box(locator: Locator): Promise<{ x: number; y: number; w: number; h: number }> {
@@ -138,28 +131,15 @@ test('long messages at the default width: "Show more" fits its button, a 20 MB l
 }) => {
   const line = 'x'.repeat(20_000_000);
   const path = `${tmpPath}/one-line.ipynb`;
-  const put = await page.request.put(`/api/contents/${path}`, {
-    data: {
-      type: 'notebook',
-      format: 'json',
-      content: {
-        cells: [],
-        metadata: {
-          kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
-          figure_chat: {
-            version: 1,
-            messages: [
-              { id: 'u1', role: 'user', content: 'one line please' },
-              { id: 'a1', role: 'assistant', content: line, status: 'completed' }
-            ]
-          }
-        },
-        nbformat: 4,
-        nbformat_minor: 5
-      }
+  await createNotebookFile(page, path, {
+    figure_chat: {
+      version: 1,
+      messages: [
+        { id: 'u1', role: 'user', content: 'one line please' },
+        { id: 'a1', role: 'assistant', content: line, status: 'completed' }
+      ]
     }
   });
-  expect(put.ok()).toBeTruthy();
   await page.evaluate(() =>
     window.localStorage.setItem('jupyterlab-figure-chat:first-open-width', '1')
   );
@@ -227,21 +207,7 @@ test('a relative image is named for what it is, not as one from the Jupyter serv
 
 test('a version stored as text is said plainly', async ({ page, tmpPath }) => {
   const path = `${tmpPath}/text-version.ipynb`;
-  await page.request.put(`/api/contents/${path}`, {
-    data: {
-      type: 'notebook',
-      format: 'json',
-      content: {
-        cells: [],
-        metadata: {
-          kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
-          figure_chat: { version: '1', messages: [] }
-        },
-        nbformat: 4,
-        nbformat_minor: 5
-      }
-    }
-  });
+  await createNotebookFile(page, path, { figure_chat: { version: '1', messages: [] } });
   await openNotebook(page, path);
   await openChat(page);
   await expect(chat(page).locator('.jp-FigureChat-notice')).toContainText(
@@ -249,40 +215,64 @@ test('a version stored as text is said plainly', async ({ page, tmpPath }) => {
   );
 });
 
+/**
+ * Server quirks, each a scripted reply of a real server, as a person meets them: every turn ends
+ * in its answer, not a raw error. In order, in one chat: the refusal of tools is last, since the
+ * chat asks without tools from then on. Counts are of the whole chat so far.
+ */
+const QUIRKS: ReadonlyArray<{
+  why: string;
+  script: string;
+  answer: string;
+  figures: number;
+  failedCards: number;
+  notice?: string;
+}> = [
+  {
+    why: 'llama-cpp-python: the tool round goes through (content "" instead of null)',
+    script: 'llama-cpp-python',
+    answer: 'Shown.',
+    figures: 1,
+    failedCards: 0
+  },
+  {
+    why: 'LM Studio: an unreadable tool call is a failed card, and the corrected call draws',
+    script: 'lmstudio-bad-call',
+    answer: 'Corrected.',
+    figures: 2,
+    failedCards: 1
+  },
+  {
+    why: 'old llama.cpp: "Cannot use tools with stream." is a tool refusal, retried without tools',
+    script: 'old-llamacpp',
+    answer: 'Answered without tools.',
+    figures: 2,
+    failedCards: 1,
+    notice: 'no tool support'
+  }
+];
+
 test('server quirks as a person meets them: each turn ends in an answer, not a raw error', async ({
   page
 }) => {
   await page.notebook.createNew('quirks.ipynb');
   await openChat(page);
   const view = chat(page);
-  const answer = () => view.locator('.jp-FigureChat-message-mod-assistant').last();
-
-  // llama-cpp-python: the tool round goes through (content "" instead of null).
-  await ask(page, '[script:llama-cpp-python] draw the pipeline');
-  await expect(view.locator('.jp-FigureChat-figure')).toHaveCount(1);
-  await expect(answer()).toContainText('Shown.');
-  await expect(view.locator('.jp-FigureChat-error')).toHaveCount(0);
-
-  // Old llama.cpp: "Cannot use tools with stream." is a tool refusal, retried without tools.
-  await ask(page, '[script:old-llamacpp] hi');
-  await expect(answer()).toContainText('Answered without tools.');
-  await expect(view.locator('.jp-FigureChat-notice')).toContainText('no tool support');
-  await expect(view.locator('.jp-FigureChat-error')).toHaveCount(0);
-});
-
-test('an unreadable tool call shows as a failed card, and the corrected call draws the figure', async ({
-  page
-}) => {
-  await page.notebook.createNew('bad-call.ipynb');
-  await openChat(page);
-  const view = chat(page);
-  await ask(page, '[script:lmstudio-bad-call] draw');
-  await expect(view.locator('.jp-FigureChat-toolCard-mod-failed')).toHaveCount(1);
-  await expect(view.locator('.jp-FigureChat-figure')).toHaveCount(1);
-  await expect(view.locator('.jp-FigureChat-message-mod-assistant').last()).toContainText(
-    'Corrected.'
-  );
-  await expect(view.locator('.jp-FigureChat-error')).toHaveCount(0);
+  for (const quirk of QUIRKS) {
+    await ask(page, `[script:${quirk.script}] draw the pipeline`);
+    await expect(
+      view.locator('.jp-FigureChat-message-mod-assistant').last(),
+      quirk.why
+    ).toContainText(quirk.answer);
+    await expect(view.locator('.jp-FigureChat-figure'), quirk.why).toHaveCount(quirk.figures);
+    await expect(view.locator('.jp-FigureChat-toolCard-mod-failed'), quirk.why).toHaveCount(
+      quirk.failedCards
+    );
+    if (quirk.notice) {
+      await expect(view.locator('.jp-FigureChat-notice'), quirk.why).toContainText(quirk.notice);
+    }
+    await expect(view.locator('.jp-FigureChat-error'), quirk.why).toHaveCount(0);
+  }
 });
 
 test('a costly figure is drawn by the figure server, not the page; the larger view keeps the SVG', async ({
@@ -292,38 +282,26 @@ test('a costly figure is drawn by the figure server, not the page; the larger vi
   const path = `${tmpPath}/costly.ipynb`;
   const svg = heavyFigure();
   const alt = 'Sixty filtered circles';
-  await page.request.put(`/api/contents/${path}`, {
-    data: {
-      type: 'notebook',
-      format: 'json',
-      content: {
-        cells: [],
-        metadata: {
-          kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
-          figure_chat: {
-            version: 1,
-            messages: [
-              { id: 'u1', role: 'user', content: 'heavy' },
-              {
-                id: 'a1',
-                role: 'assistant',
-                content: '',
-                status: 'completed',
-                tool_calls: [{ id: 'c1', name: 'present_svg', arguments: { svg, alt } }]
-              },
-              {
-                id: 't1',
-                role: 'tool',
-                tool_call_id: 'c1',
-                status: 'completed',
-                content: `SVG presented inline: ${alt}`
-              }
-            ]
-          }
+  await createNotebookFile(page, path, {
+    figure_chat: {
+      version: 1,
+      messages: [
+        { id: 'u1', role: 'user', content: 'heavy' },
+        {
+          id: 'a1',
+          role: 'assistant',
+          content: '',
+          status: 'completed',
+          tool_calls: [{ id: 'c1', name: 'present_svg', arguments: { svg, alt } }]
         },
-        nbformat: 4,
-        nbformat_minor: 5
-      }
+        {
+          id: 't1',
+          role: 'tool',
+          tool_call_id: 'c1',
+          status: 'completed',
+          content: `SVG presented inline: ${alt}`
+        }
+      ]
     }
   });
   await openNotebook(page, path);

@@ -6,6 +6,7 @@ export * from './classes';
 export * from './record';
 export * from './schemas';
 export * from './geometry';
+export * from './shrink-geometry';
 export * from './ruler-margin';
 export * from './draw';
 export * from './rulers';
