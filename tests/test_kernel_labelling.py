@@ -142,6 +142,21 @@ CELLS = {
         bundle = s._output_bundle()[0]["application/vnd.figure-chat.figure+json"]
         print(json.dumps({"sent": sent, "pic4": s.annotations["pic4.jpg"], "set": bundle["set"]}))
     """,
+    "set-reads-on-demand": """
+        # Not displayed: no background fingerprints, as when the chat asks before they are done.
+        u = VisionSet([np.full((30, 40, 3), 60, np.uint8), np.full((20, 50, 3), 90, np.uint8),
+                       np.zeros((0, 0, 3), np.uint8)])
+        answers = []
+        u.send = lambda content, buffers=None: answers.append([content, [bytes(b) for b in buffers or []]])
+        before = u._entries[1].sha256
+        u._on_custom_message(u, {"method": "picture", "request": 1, "address": u._entries[1].address}, [])
+        u._on_custom_message(u, {"method": "picture", "request": 2, "address": u._entries[2].address}, [])
+        import hashlib
+        first, bad = answers[0], answers[1]
+        print(json.dumps({"before": before, "after": u._entries[1].sha256, "size": list(u._entries[1].size),
+                          "sent": first[0]["sha256"], "bytes_sha": hashlib.sha256(first[1][0]).hexdigest(),
+                          "bad": bad[0], "bad_buffers": len(bad[1])}))
+    """,
     "set-fingerprints-arrays": """
         import time
         from IPython.display import display
@@ -415,6 +430,18 @@ def test_the_chat_reads_and_marks_any_picture_of_a_set(executed):
     assert listed["pic4.jpg"]["record"]["marks"][0]["kind"] == "polygon"
     assert listed["pic4.jpg"]["sha256"] == picture[0]["sha256"]
     assert listed["pic0.jpg"]["status"] == "submitted"
+
+
+def test_a_set_picture_not_read_yet_is_read_when_the_chat_asks(executed):
+    result = printed(executed["set-reads-on-demand"])
+    assert result["before"] is None
+    # The chat fingerprints the bytes it gets: they must be the bytes the kernel's fingerprint is of.
+    assert result["sent"] == result["after"] == result["bytes_sha"]
+    assert result["size"] == [50, 20]
+    # A picture that cannot be read is answered with the reason, not left without an answer.
+    assert result["bad"]["request"] == 2 and result["bad_buffers"] == 0
+    assert result["bad"]["problem"].startswith("picture-0002.png: ")
+    assert "empty" in result["bad"]["problem"]
 
 
 def test_a_set_of_arrays_is_fingerprinted_after_its_first_paint(executed):
