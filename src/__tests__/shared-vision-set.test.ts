@@ -23,6 +23,7 @@ useSharedVision();
 
 describe('the vision tools work through a VisionSet', () => {
   const OTHER = 'pics/p0001.jpg';
+  const UNREAD = 'picture-0002.png';
   const CLASSES = ['apple', 'pear'];
 
   /** A set's widget: the shown picture's record, and what the kernel took for each address. */
@@ -49,6 +50,14 @@ describe('the vision tools work through a VisionSet', () => {
       this.asked.push(address);
       return Promise.resolve(samplePng().toString('base64'));
     }
+    /** As the kernel answers: the bytes and its sha-256 of them. */
+    async pictureRead(
+      signal: AbortSignal,
+      address?: string
+    ): Promise<{ data: string; sha256: string }> {
+      return { data: await this.pictureData(signal, address), sha256: this.sha256 };
+    }
+    sha256 = samplePicture().sha256;
   }
 
   function setNotebook(otherRecord?: unknown): NotebookCellJson[] {
@@ -74,8 +83,8 @@ describe('the vision tools work through a VisionSet', () => {
             height: 150,
             ...(otherRecord ? { record: otherRecord } : {})
           },
-          // Not read by the kernel yet: no fingerprint, so the chat cannot draw it yet.
-          { name: 'p0002.jpg', address: 'pics/p0002.jpg', status: 'new' }
+          // An array the kernel has not read yet: no fingerprint, and no file of that name.
+          { name: UNREAD, address: UNREAD, status: 'new' }
         ]
       }
     };
@@ -144,8 +153,64 @@ describe('the vision tools work through a VisionSet', () => {
     expect(widget.written).toHaveLength(0);
   });
 
-  it('leaves a set picture the kernel has not read yet to the conversation', () => {
-    expect(findSharedVision(setNotebook(), 'pics/p0002.jpg', liveWidgets({}))).toBeNull();
+  it('finds a set picture the kernel has read, and leaves one it has not to readUnreadSetPicture', () => {
+    expect(findSharedVision(setNotebook(), UNREAD, liveWidgets({}))).toBeNull();
     expect(findSharedVision(setNotebook(), OTHER, liveWidgets({}))?.where).toBe('output');
+  });
+
+  it('reads a set picture the kernel has not read yet when the model names it, and marks it', async () => {
+    const widget = new SetWidget();
+    const host = hostOf(setNotebook(), liveWidgets({ m1: widget }));
+    const output = await run(host, 'vision_mark', {
+      image: UNREAD,
+      marks: [{ at: '20,20,60,50', label: 'apple' }]
+    });
+    expect(output.text).toContain('#1 box 20,20,60,50');
+    expect(output.status).toBe('completed');
+    // Asked of the set's kernel by address, fingerprinted from the bytes it sent.
+    expect(widget.asked[0]).toBe(UNREAD);
+    expect(output.picture).toEqual({ ...samplePicture(), address: UNREAD });
+    expect(widget.written).toHaveLength(1);
+    expect(widget.written[0].address).toBe(UNREAD);
+    expect(widget.written[0].base).toEqual({
+      image: UNREAD,
+      classes: CLASSES,
+      marks: [],
+      lastId: 0
+    });
+  });
+
+  it('says to run the set again when no kernel holds a set picture not read yet', async () => {
+    const host = hostOf(setNotebook(), liveWidgets({}));
+    const output = await run(host, 'vision_list', { image: UNREAD });
+    expect(output.status).toBe('failed');
+    expect(output.text).toBe(
+      `Tool error: ${UNREAD} is a picture of the VisionSet in cell:v1/0 that its kernel had not read yet, and no running kernel holds that set (its kernel stopped or restarted), so it cannot be marked. Run the set's cell again: once the set is shown its kernel reads every picture, and then the vision tools can mark any of them.`
+    );
+  });
+
+  it('refuses bytes that do not have the sha-256 the kernel gave them', async () => {
+    const widget = new SetWidget();
+    widget.sha256 = 'f'.repeat(64);
+    const host = hostOf(setNotebook(), liveWidgets({ m1: widget }));
+    const output = await run(host, 'vision_mark', { image: UNREAD, marks: [{ at: '5,5' }] });
+    expect(output.status).toBe('failed');
+    expect(output.text).toContain(`The picture ${UNREAD} changed since the conversation marked it`);
+    expect(widget.written).toHaveLength(0);
+  });
+
+  it('passes on why the kernel could not give a set picture, and what to do', async () => {
+    const widget = new SetWidget();
+    widget.pictureRead = () =>
+      Promise.reject(
+        new Error('The kernel sent no picture: picture-0002.png: the picture is empty.')
+      );
+    const host = hostOf(setNotebook(), liveWidgets({ m1: widget }));
+    const output = await run(host, 'vision_mark', { image: UNREAD, marks: [{ at: '5,5' }] });
+    expect(output.status).toBe('failed');
+    expect(output.text).toContain(
+      'the kernel could not give it (The kernel sent no picture: picture-0002.png: the picture is empty). Show it in the set'
+    );
+    expect(widget.written).toHaveLength(0);
   });
 });

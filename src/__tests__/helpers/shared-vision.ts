@@ -9,7 +9,11 @@ import { createHash } from 'node:crypto';
 
 import sharp from 'sharp';
 
-import { findSharedVision, LIVE_WIDGET_MIME } from '../../chat/tools/shared-vision';
+import {
+  findSharedVision,
+  LIVE_WIDGET_MIME,
+  readUnreadSetPicture
+} from '../../chat/tools/shared-vision';
 import { visionTools } from '../../chat/tools/vision';
 import { FIGURE_MIME } from '../../tools/bundle';
 import type {
@@ -100,6 +104,9 @@ export class WidgetRecord implements LiveVisionWidget {
     this.pictureAsks += 1;
     return Promise.resolve(samplePng().toString('base64'));
   }
+  async pictureRead(): Promise<{ data: string; sha256: string }> {
+    return { data: await this.pictureData(), sha256: samplePicture().sha256 };
+  }
 }
 
 export function liveWidgets(widgets: Record<string, LiveVisionWidget>): LiveVisionWidgets {
@@ -166,7 +173,8 @@ export function hostOf(
     vision: {
       messages: () => messages,
       owner,
-      shared: address => findSharedVision(cells, address, live)
+      shared: address => findSharedVision(cells, address, live),
+      readShared: (address, signal) => readUnreadSetPicture(cells, address, live, post, signal)
     }
   };
 }
