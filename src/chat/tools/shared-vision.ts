@@ -206,10 +206,10 @@ function memberRecord(
 /**
  * The shared record of a set picture the kernel has not read yet, read now: the set's widget asks
  * its kernel for the picture (the kernel reads it then), and the figure server checks the bytes
- * it sends against the kernel's sha-256 and gives their size. Null when `address` is no such picture (another holder, or one already read,
- * is {@link findSharedVision}'s). Rejects with what to do when it cannot be read: the picture's
- * address is the set's name for it, not a file the figure server could read instead (an array's
- * `picture-0001.png` is no file at all).
+ * it sends against the kernel's sha-256 and gives their size. Null when `address` is no such
+ * picture (another holder, or one already read, is {@link findSharedVision}'s). Rejects with
+ * what to do when it cannot be read: the picture's address is the set's name for it, not a file
+ * the figure server could read instead (an array's `picture-0001.png` is no file at all).
  */
 export async function readUnreadSetPicture(
   cells: ReadonlyArray<NotebookCellJson> | null,
