@@ -4,8 +4,9 @@ The saved output's bundle carries the set (``set``: index, count, labelled, and 
 name, address, status, fingerprint once known, and record when it has marks), so ``notebook_read``
 lists the pictures with addresses and the chat's vision tools find any of them. The page forwards
 a tool's picture and write requests with the picture's ``address``; for a picture other than the
-one shown, the kernel sends that picture's bytes, or checks and keeps its record, with the same
-rules as for the shown one (the marks must still be those the call started from).
+one shown, the kernel sends that picture's bytes (reading it first if it has not yet, so the chat
+never has to wait for the background fingerprints), or checks and keeps its record, with the
+same rules as for the shown one (the marks must still be those the call started from).
 
 Fingerprints (sha-256 and size) of a folder's files are read in a low-priority thread after the
 first paint, so the chat can name every picture without the set reading 200 files up front.
@@ -132,11 +133,23 @@ class SetChat:
         if index is None:
             self.send({"event": "picture", "request": request, "address": address, "problem": f"{address} is not a picture of this set"})
             return
-        loaded = self._loaded(index)
+        unread = self._entries[index].sha256 is None
+        try:
+            # A picture not read yet (the chat asked before the background fingerprints reached
+            # it) is read now: the chat fingerprints the bytes it gets and can mark it at once.
+            loaded = self._loaded(index)
+        except FigureChatError as error:
+            # Answered, not raised: a raise here would leave the chat waiting for no answer.
+            name = self._entries[index].name
+            self.send({"event": "picture", "request": request, "address": address, "problem": f"{name}: {error}"})
+            return
         self.send(
             {"event": "picture", "request": request, "sha256": loaded.sha256, "address": address},
             buffers=[loaded.picture_bytes],
         )
+        if unread:
+            # The saved output then lists its fingerprint, so notebook_read calls it ready.
+            self._refresh_display_soon()
 
     def _write_set_picture(self: Any, content: dict[str, Any], request: int, address: str, index: int | None) -> None:
         def answer(problem: str = "") -> None:

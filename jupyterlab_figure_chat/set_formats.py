@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,8 @@ if TYPE_CHECKING:
 
 
 class SetFormats:
-    """``to_coco`` / ``to_yolo`` / ``to_voc`` and ``from_coco`` / ``from_yolo`` of ``VisionSet``."""
+    """``to_coco`` / ``to_yolo`` / ``to_voc`` and ``from_coco`` / ``from_yolo`` / ``from_voc`` of
+    ``VisionSet``."""
 
 
     def to_coco(self: VisionSet, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
@@ -49,6 +51,26 @@ class SetFormats:
         from .formats.yolo import read_yolo
 
         return cls._with_records(*read_yolo(Path(directory), Path(images)), **kwargs)
+
+    @classmethod
+    def from_voc(
+        cls,
+        source: Any,
+        *,
+        images: str | os.PathLike[str] | None = None,
+        classes: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> VisionSet:
+        """A set of the pictures Pascal VOC files name, with their boxes and polygons.
+
+        ``source`` is a folder of ``.xml`` files or a list of their paths. Each file's
+        ``<filename>`` (else ``<path>``) is looked for in ``images``, or beside the XML file when
+        ``images`` is not given. ``classes`` fixes the class list and its order (colours follow
+        it); without it the classes are the ``<name>``s found, sorted."""
+        from .formats.voc import read_voc
+
+        wanted = list(classes) if classes is not None else None
+        return cls._with_records(*read_voc(source, Path(images) if images is not None else None, wanted), **kwargs)
 
     @classmethod
     def _with_records(

@@ -59,7 +59,8 @@ class VisionSet(SetChat, SetFormats, Vision):
     images or bytes. ``len(s)``, ``s[i]`` (that picture, with the ``Vision`` API),
     ``s.annotations`` (name → marks), ``s.next()``, ``s.prev()``, ``s.submit()``, ``s.skip()``,
     ``s.index``, ``on_submit(callback)`` / ``on_skip(callback)`` (called with the picture's name
-    and its marks), and ``to_coco`` / ``to_yolo`` / ``to_voc`` / ``from_coco`` / ``from_yolo``.
+    and its marks), and ``to_coco`` / ``to_yolo`` / ``to_voc`` / ``from_coco`` / ``from_yolo`` /
+    ``from_voc``.
     """
 
     def __init__(self, pictures: Any, *, classes: Sequence[str] | None = None, **kwargs: Any):

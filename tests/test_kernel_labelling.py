@@ -1,7 +1,8 @@
 """Labelling on a real kernel (nbclient, no browser): classes and labels, polygons, bad pictures,
 ``VisionSet`` (moving through a set, callbacks, the page's set messages, what is saved), the COCO,
 YOLO and VOC formats (COCO read back by pycocotools), round trips, and every bad input the readers
-must refuse with a message naming the file and the entry, leaving nothing half-loaded.
+must refuse with a message naming the file and the entry, leaving nothing half-loaded. VOC's
+hostile-XML cases are in tests/test_formats_voc.py, which needs no kernel.
 
 One notebook holds every case, so the kernel and the figure program start once; each test reads
 the outputs of its own cells (tagged by their first line).
@@ -141,6 +142,21 @@ CELLS = {
         bundle = s._output_bundle()[0]["application/vnd.figure-chat.figure+json"]
         print(json.dumps({"sent": sent, "pic4": s.annotations["pic4.jpg"], "set": bundle["set"]}))
     """,
+    "set-reads-on-demand": """
+        # Not displayed: no background fingerprints, as when the chat asks before they are done.
+        u = VisionSet([np.full((30, 40, 3), 60, np.uint8), np.full((20, 50, 3), 90, np.uint8),
+                       np.zeros((0, 0, 3), np.uint8)])
+        answers = []
+        u.send = lambda content, buffers=None: answers.append([content, [bytes(b) for b in buffers or []]])
+        before = u._entries[1].sha256
+        u._on_custom_message(u, {"method": "picture", "request": 1, "address": u._entries[1].address}, [])
+        u._on_custom_message(u, {"method": "picture", "request": 2, "address": u._entries[2].address}, [])
+        import hashlib
+        first, bad = answers[0], answers[1]
+        print(json.dumps({"before": before, "after": u._entries[1].sha256, "size": list(u._entries[1].size),
+                          "sent": first[0]["sha256"], "bytes_sha": hashlib.sha256(first[1][0]).hexdigest(),
+                          "bad": bad[0], "bad_buffers": len(bad[1])}))
+    """,
     "set-fingerprints-arrays": """
         import time
         from IPython.display import display
@@ -180,6 +196,35 @@ CELLS = {
                           "dict": from_dict.annotations == s.annotations,
                           "classes": back.classes,
                           "yolo": shapes(yolo.annotations) == shapes(s.annotations)}))
+    """,
+    "voc-roundtrip": """
+        voc = VisionSet.from_voc("voc", images="pics", classes=s.classes)
+        sorted_classes = VisionSet.from_voc([f"voc/pic{i}.xml" for i in range(5)], images="pics").classes
+        voc.to_voc("voc-again")
+        same = {name: open(f"voc/{name}").read() == open(f"voc-again/{name}").read() for name in os.listdir("voc")}
+        print(json.dumps({"same_files": same, "shapes": shapes(voc.annotations) == shapes(s.annotations),
+                          "colours": [m["colour"] for m in voc.annotations["pic0.jpg"]],
+                          "s_colours": [m["colour"] for m in s.annotations["pic0.jpg"]],
+                          "classes": voc.classes, "sorted_classes": sorted_classes, "len": len(voc)}))
+    """,
+    "bad-voc": """
+        import shutil
+        results = {}
+        before = len(ipywidgets.Widget.widgets)
+        for case, text in [
+            ("outside", open("voc/pic1.xml").read().replace("<xmax>300</xmax>", "<xmax>321</xmax>")),
+            ("entity", '<!DOCTYPE a [<!ENTITY x "pic1.jpg">]><annotation><filename>&x;</filename></annotation>'),
+        ]:
+            shutil.rmtree("bad-voc", ignore_errors=True)
+            shutil.copytree("voc", "bad-voc")
+            open("bad-voc/pic1.xml", "w").write(text)
+            try:
+                VisionSet.from_voc("bad-voc", images="pics")
+                results[case] = "no error"
+            except FigureChatError as e:
+                results[case] = f"{type(e).__name__}: {e}"
+        results["widgets_made"] = len(ipywidgets.Widget.widgets) - before
+        print(json.dumps(results))
     """,
     "bad-coco": """
         good = json.load(open("coco.json"))
@@ -387,6 +432,18 @@ def test_the_chat_reads_and_marks_any_picture_of_a_set(executed):
     assert listed["pic0.jpg"]["status"] == "submitted"
 
 
+def test_a_set_picture_not_read_yet_is_read_when_the_chat_asks(executed):
+    result = printed(executed["set-reads-on-demand"])
+    assert result["before"] is None
+    # The chat fingerprints the bytes it gets: they must be the bytes the kernel's fingerprint is of.
+    assert result["sent"] == result["after"] == result["bytes_sha"]
+    assert result["size"] == [50, 20]
+    # A picture that cannot be read is answered with the reason, not left without an answer.
+    assert result["bad"]["request"] == 2 and result["bad_buffers"] == 0
+    assert result["bad"]["problem"].startswith("picture-0002.png: ")
+    assert "empty" in result["bad"]["problem"]
+
+
 def test_a_set_of_arrays_is_fingerprinted_after_its_first_paint(executed):
     # Without the fingerprints the chat cannot mark a picture of the set before it is shown.
     result = printed(executed["set-fingerprints-arrays"])
@@ -451,6 +508,24 @@ def test_export_then_import_is_lossless(executed):
         "classes": ["apple", "orange", "pear"],
         "yolo": True,
     }
+
+
+def test_voc_export_then_import_then_export_writes_the_same_files(executed):
+    result = printed(executed["voc-roundtrip"])
+    assert result["same_files"] == {f"pic{i}.xml": True for i in range(5)}
+    assert result["shapes"] is True
+    assert result["colours"] == result["s_colours"]
+    assert result["classes"] == ["apple", "orange", "pear"] == result["sorted_classes"]
+    assert result["len"] == 5
+
+
+def test_bad_voc_names_the_file_and_the_object_and_loads_nothing(executed):
+    result = printed(executed["bad-voc"])
+    assert result["outside"] == (
+        "AnnotationFormatError: pic1.xml object 1: box 1,2,321,200 reaches outside its 320×240 picture"
+    )
+    assert result["entity"].startswith("AnnotationFormatError: pic1.xml: declares a DOCTYPE")
+    assert result["widgets_made"] == 0
 
 
 def test_bad_coco_names_the_file_and_the_entry_and_loads_nothing(executed):

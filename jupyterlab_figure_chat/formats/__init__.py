@@ -1,5 +1,5 @@
 """The annotation formats people train with, for ``VisionSet``: COCO (``coco``), YOLO (``yolo``)
-and Pascal VOC (``voc``, export only).
+and Pascal VOC (``voc``).
 
 Readers parse a whole file before anything is made, so bad input raises one
 ``AnnotationFormatError`` naming the file and the entry and leaves nothing half-loaded. The marks

@@ -9,6 +9,7 @@ import { sameMarks } from '../kernel-bridge/same-record';
 import { EditHistory } from '../kernel-bridge/vision-editor-history';
 import { keyAction, runKey, type KeyTarget } from '../kernel-bridge/vision-editor-keys';
 import { resizedAddress } from '../kernel-bridge/vision-editor-resize';
+import { movedVertexAddress } from '../kernel-bridge/mark-shapes';
 import { readSetState } from '../kernel-bridge/vision-set-bar';
 import { FIGURE_MIME } from '../tools/bundle';
 import {
@@ -58,6 +59,45 @@ describe('resizing a box', () => {
     // Dragged past the opposite edge: it stops one pixel short.
     expect(resizedAddress(box, 'e', -500, 0, 400, 300)).toBe('100,100,101,180');
     expect(resizedAddress(box, 's', 0, -500, 400, 300)).toBe('100,100,200,101');
+  });
+});
+
+describe('moving a polygon vertex', () => {
+  const TRIANGLE: [number, number][] = [
+    [30, 30],
+    [90, 20],
+    [70, 80]
+  ];
+
+  it('moves that vertex alone, on pixel edges inside the picture, and the tools take it', () => {
+    const { record } = applyMarkArgs(
+      { image: 'p.png', marks: [], lastId: 0 },
+      { marks: [{ at: TRIANGLE.flat().join(',') }] },
+      SIZE
+    );
+    const at = movedVertexAddress(TRIANGLE, 1, 110, 40, SIZE.width, SIZE.height);
+    expect(at).toBe('30,30,110,40,70,80');
+    const next = applyUpdateArgs(record, { ops: [{ mark: 1, at }] }, SIZE).record;
+    expect(next.marks[0]).toMatchObject({
+      kind: 'polygon',
+      points: [
+        [30, 30],
+        [110, 40],
+        [70, 80]
+      ]
+    });
+    // A vertex sits on a pixel edge, so the picture's far edges are allowed, not beyond.
+    expect(movedVertexAddress(TRIANGLE, 2, 999, -5, 400, 300)).toBe('30,30,90,20,400,0');
+  });
+
+  it('leaves a polygon without area to the tools, which refuse it', () => {
+    const { record } = applyMarkArgs(
+      { image: 'p.png', marks: [], lastId: 0 },
+      { marks: [{ at: TRIANGLE.flat().join(',') }] },
+      SIZE
+    );
+    const flat = movedVertexAddress(TRIANGLE, 2, 150, 10, SIZE.width, SIZE.height);
+    expect(() => applyUpdateArgs(record, { ops: [{ mark: 1, at: flat }] }, SIZE)).toThrow();
   });
 });
 

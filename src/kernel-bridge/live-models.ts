@@ -120,6 +120,14 @@ function askKernel(
   });
 }
 
+/** A picture as the kernel sends it: base64 bytes and their sha-256 ('' when it sent none). */
+interface KernelPicture {
+  readonly data: string;
+  readonly sha256: string;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
 /**
  * The picture's bytes, asked of the kernel with a custom message (`{method: "picture"}`): the
  * widget carries only a preview, and the full picture crosses the comm only when the chat needs
@@ -130,7 +138,7 @@ async function askPicture(
   request: number,
   signal: AbortSignal,
   address: string | undefined
-): Promise<string> {
+): Promise<KernelPicture> {
   const { answer, buffers } = await askKernel(model, {
     // A set's picture other than the one shown is named by its address.
     message: { method: 'picture', request, ...(address === undefined ? {} : { address }) },
@@ -148,7 +156,11 @@ async function askPicture(
   if (!bytes || !bytes.byteLength) {
     throw new WidgetPictureError('The kernel sent no picture bytes for this Vision widget.');
   }
-  return bytesToBase64(bytes);
+  // The kernel's fingerprint of these bytes (the figure server checks it against them); only
+  // `pictureRead` needs it, so a picture without one still draws views.
+  const sha256 =
+    typeof answer.sha256 === 'string' && SHA256.test(answer.sha256) ? answer.sha256 : '';
+  return { data: bytesToBase64(bytes), sha256 };
 }
 
 /**
@@ -223,7 +235,7 @@ export class LiveVisionModels implements LiveVisionWidgets {
    * The picture bytes per model and picture, fetched once. Per picture, not per model: a set's
    * shown picture changes on Next, and the chat names any picture of it by address.
    */
-  private readonly _pictures = new WeakMap<DOMWidgetModel, Map<string, Promise<string>>>();
+  private readonly _pictures = new WeakMap<DOMWidgetModel, Map<string, Promise<KernelPicture>>>();
   private _requests = 0;
 
   /** Emits a model id when its model arrives or goes away. */
@@ -266,24 +278,38 @@ export class LiveVisionModels implements LiveVisionWidgets {
           WRITE_TIMEOUT_MS,
           address
         ),
-      pictureData: (signal, address) => {
-        let cache = this._pictures.get(model);
-        if (!cache) {
-          cache = new Map();
-          this._pictures.set(model, cache);
+      pictureData: async (signal, address) => (await this._picture(model, signal, address)).data,
+      pictureRead: async (signal, address) => {
+        const picture = await this._picture(model, signal, address);
+        if (!picture.sha256) {
+          throw new WidgetPictureError('The kernel sent the picture without its sha-256.');
         }
-        const key = address ?? `shown:${String(model.get('_address'))}`;
-        let bytes = cache.get(key);
-        if (!bytes) {
-          const asked = askPicture(model, ++this._requests, signal, address);
-          // A failed or cancelled request is asked again next time.
-          asked.catch(() => cache.delete(key));
-          cache.set(key, asked);
-          bytes = asked;
-        }
-        return bytes;
+        return picture;
       }
     };
+  }
+
+  /** A picture of the model's, asked of its kernel once (per picture, see `_pictures`). */
+  private _picture(
+    model: DOMWidgetModel,
+    signal: AbortSignal,
+    address: string | undefined
+  ): Promise<KernelPicture> {
+    let cache = this._pictures.get(model);
+    if (!cache) {
+      cache = new Map();
+      this._pictures.set(model, cache);
+    }
+    const key = address ?? `shown:${String(model.get('_address'))}`;
+    let picture = cache.get(key);
+    if (!picture) {
+      const asked = askPicture(model, ++this._requests, signal, address);
+      // A failed or cancelled request is asked again next time.
+      asked.catch(() => cache.delete(key));
+      cache.set(key, asked);
+      picture = asked;
+    }
+    return picture;
   }
 
   /**

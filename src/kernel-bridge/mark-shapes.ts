@@ -46,6 +46,48 @@ export function movedAddress(
   return `${mark.x0 + sx},${mark.y0 + sy},${mark.x1 + sx},${mark.y1 + sy}`;
 }
 
+/**
+ * A polygon's vertex handles: circles of 9 screen pixels across, each naming its vertex's index
+ * in `data-vertex`.
+ */
+export function vertexElements(
+  points: ReadonlyArray<readonly [number, number]>,
+  unit: number
+): SVGCircleElement[] {
+  return points.map(([x, y], index) =>
+    svgElement('circle', {
+      class: 'jp-FigureChat-visionHandle jp-FigureChat-visionVertex',
+      'data-vertex': index,
+      cx: x,
+      cy: y,
+      r: 4.5 * unit,
+      'stroke-width': unit
+    })
+  );
+}
+
+/** Where a polygon would be with vertex `index` at (x, y), kept on the picture's pixel edges. */
+export function movedVertexAddress(
+  points: ReadonlyArray<readonly [number, number]>,
+  index: number,
+  x: number,
+  y: number,
+  width: number,
+  height: number
+): string {
+  return points
+    .map(([px, py], i) => (i === index ? [clamp(x, 0, width), clamp(y, 0, height)] : [px, py]))
+    .map(([px, py]) => `${px},${py}`)
+    .join(',');
+}
+
+/** The vertex index a pointer event's target names (a vertex handle), if any. */
+export function vertexIndexOf(target: EventTarget | null): number | null {
+  const value = target instanceof Element ? target.getAttribute('data-vertex') : null;
+  const index = value === null ? NaN : Number(value);
+  return Number.isInteger(index) && index >= 0 ? index : null;
+}
+
 /** One `<g>` per mark: its shape and its number with caption; the selected one drawn thicker. */
 export function markElements(
   record: VisionRecord,
@@ -91,6 +133,10 @@ export function markElements(
     });
     label.textContent = [String(mark.id), mark.label, mark.caption].filter(Boolean).join(' ');
     group.append(shape, label);
+    if (isSelected && mark.kind === 'polygon') {
+      // The selected polygon's vertices, each dragged on its own (vision-editor-pointer.ts).
+      group.append(...vertexElements(mark.points, unit));
+    }
     return group;
   });
 }

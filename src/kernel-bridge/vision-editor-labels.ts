@@ -18,7 +18,7 @@ export function editorLabels(trans: TranslationBundle): VisionEditorLabels {
     brightness: trans.__('Brightness'),
     contrast: trans.__('Contrast'),
     picture: trans.__(
-      'Picture marks: click to add a point, drag to draw a box, drag a mark to move it, drag a corner or edge of the selected box to resize it; in polygon mode click the vertices and click the first one or press Enter to close; Tab to select marks, arrows to move, Shift+arrows to resize, Delete to remove'
+      'Picture marks: click to add a point, drag to draw a box, drag a mark to move it, drag a corner or edge of the selected box to resize it, or a vertex of the selected polygon to move it; in polygon mode click the vertices and click the first one or press Enter to close; Tab to select marks, arrows to move, Shift+arrows to resize, Delete to remove'
     ),
     keys: trans.__(
       'Keys on the picture: arrows move the selected mark (Ctrl/Cmd: 10 pixels), Shift+arrows resize the selected box, 1–9 choose the class (and relabel the selected mark), Delete removes it, Escape deselects, Enter edits its caption, Ctrl/Cmd+Z undoes, Shift+Ctrl/Cmd+Z redoes. Polygon: click the vertices, click the first or press Enter to close, Escape drops it. Brightness and contrast change only what you see.'

@@ -3,10 +3,19 @@
  * moves it, dragging a handle of the selected box resizes it. While dragging, the change is only
  * drawn (`preview`); the drop makes one edit, so the kernel hears one change per gesture. In
  * polygon mode each click adds a vertex; a click on the first vertex (or Enter) closes the
- * polygon, which is one edit, and Escape drops it.
+ * polygon, which is one edit, and Escape drops it. Dragging a vertex handle of the selected
+ * polygon moves that vertex alone (in either mode, unless a polygon is being drawn).
  */
-import type { BoxMark, Mark, MarkArg, PictureSize, UpdateOp, VisionRecord } from '../tools/vision';
-import { clamp, movedAddress } from './mark-shapes';
+import type {
+  BoxMark,
+  Mark,
+  MarkArg,
+  PictureSize,
+  PolygonMark,
+  UpdateOp,
+  VisionRecord
+} from '../tools/vision';
+import { clamp, movedAddress, movedVertexAddress, vertexIndexOf } from './mark-shapes';
 import { isHandle, resizedAddress, type Handle } from './vision-editor-resize';
 
 /** Screen pixels a pointer must travel before a press becomes a drag (a box or a move). */
@@ -18,7 +27,8 @@ const CLOSE_DISTANCE = 10;
 type Gesture =
   | { kind: 'draw'; x: number; y: number; clientX: number; clientY: number; dragging: boolean }
   | { kind: 'move'; mark: Mark; x: number; y: number; clientX: number; clientY: number }
-  | { kind: 'resize'; mark: BoxMark; handle: Handle; x: number; y: number };
+  | { kind: 'resize'; mark: BoxMark; handle: Handle; x: number; y: number }
+  | { kind: 'vertex'; mark: PolygonMark; index: number; x: number; y: number };
 
 /** What the gestures need of the editor. */
 export interface GestureHost {
@@ -141,6 +151,12 @@ export class PointerGestures {
     }
     event.preventDefault();
     this._host.svg.focus();
+    const vertex = this.drawingPolygon ? null : this._vertexGesture(event);
+    if (vertex) {
+      this._host.svg.setPointerCapture(event.pointerId);
+      this._gesture = vertex;
+      return;
+    }
     if (this._host.polygonMode()) {
       this._polygonClick(event);
       return;
@@ -180,6 +196,11 @@ export class PointerGestures {
     if (!gesture) {
       return;
     }
+    if (gesture.kind === 'vertex') {
+      // Drawn locally while dragging; the kernel hears only the drop.
+      this._host.preview(this._vertexOp(gesture, this._edgeXY(event)));
+      return;
+    }
     const { x, y } = this._pictureXY(event);
     if (gesture.kind === 'resize') {
       // Drawn locally while dragging; the kernel hears only the drop.
@@ -209,6 +230,15 @@ export class PointerGestures {
     this._gesture = null;
     this._host.draft.setAttribute('visibility', 'hidden');
     if (!gesture) {
+      return;
+    }
+    if (gesture.kind === 'vertex') {
+      const [x, y] = this._edgeXY(event);
+      if (x !== gesture.x || y !== gesture.y) {
+        this._host.update(this._vertexOp(gesture, [x, y]));
+      } else {
+        this._host.redraw();
+      }
       return;
     }
     const { x, y } = this._pictureXY(event);
@@ -243,6 +273,39 @@ export class PointerGestures {
   private _movedAt(gesture: Gesture & { kind: 'move' }, x: number, y: number): string {
     const { width, height } = this._host.size;
     return movedAddress(gesture.mark, x - gesture.x, y - gesture.y, width, height);
+  }
+
+  /** A press on a vertex handle of the selected polygon starts moving that vertex. */
+  private _vertexGesture(event: PointerEvent): (Gesture & { kind: 'vertex' }) | null {
+    const index = vertexIndexOf(event.target);
+    const mark = this._host
+      .record()
+      .marks.find(candidate => candidate.id === this._host.selected());
+    if (index === null || mark?.kind !== 'polygon' || index >= mark.points.length) {
+      return null;
+    }
+    const [x, y] = this._edgeXY(event);
+    return { kind: 'vertex', mark, index, x, y };
+  }
+
+  /**
+   * The vertex moved as far as the pointer since the press (so it does not jump to the pointer);
+   * the tools refuse a polygon left without area, and the editor says so.
+   */
+  private _vertexOp(gesture: Gesture & { kind: 'vertex' }, [x, y]: [number, number]): UpdateOp {
+    const { width, height } = this._host.size;
+    const [vx, vy] = gesture.mark.points[gesture.index];
+    return {
+      mark: gesture.mark.id,
+      at: movedVertexAddress(
+        gesture.mark.points,
+        gesture.index,
+        vx + x - gesture.x,
+        vy + y - gesture.y,
+        width,
+        height
+      )
+    };
   }
 
   private _resizeOp(gesture: Gesture & { kind: 'resize' }, x: number, y: number): UpdateOp {

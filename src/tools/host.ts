@@ -52,6 +52,12 @@ export interface LiveVisionWidget {
   write(record: VisionRecord, base: unknown, signal: AbortSignal, address?: string): Promise<void>;
   /** The picture's base64 bytes, asked of the kernel (once per picture). */
   pictureData(signal: AbortSignal, address?: string): Promise<string>;
+  /**
+   * The picture's base64 bytes with the sha-256 the kernel gives them (one request with
+   * `pictureData`): how the chat fingerprints a set picture the saved output has no fingerprint
+   * of yet. The figure server takes the bytes only if they have that sha-256.
+   */
+  pictureRead(signal: AbortSignal, address?: string): Promise<{ data: string; sha256: string }>;
 }
 
 /** The Vision widget models of this page, by model id (provided by the kernel bridge). */
@@ -72,6 +78,14 @@ export interface ToolHostVision {
    * other picture, whose record the conversation keeps.
    */
   shared?(address: string): SharedVisionRecord | null;
+  /**
+   * The shared record of a `VisionSet` picture whose fingerprint the set's output does not hold
+   * yet (its kernel had not read it when the output was written): the set's kernel is asked for
+   * the picture now, and its bytes give the fingerprint. Null for any other address; rejects with
+   * a message for the model saying what to do when no running kernel holds the set or the kernel
+   * cannot read the picture.
+   */
+  readShared?(address: string, signal: AbortSignal): Promise<SharedVisionRecord | null>;
 }
 
 /** The host of a tool call. */

@@ -163,7 +163,10 @@ function visionTool(name: VisionToolName): ToolDefinition {
         };
       }
       const records = recordsOfBatch(owner, messages);
-      const shared = host.vision.shared?.(address) ?? null;
+      const shared =
+        host.vision.shared?.(address) ??
+        (await host.vision.readShared?.(address, context.signal)) ??
+        null;
       const subject = shared
         ? sharedSubject(shared)
         : await ownSubject(

@@ -106,7 +106,8 @@ export async function drag(
 
 /**
  * One picture shown by ONE_PICTURE_CELL: classes and their hotkeys, a box resized by its handle
- * and by keys, a polygon, and the widget's undo / redo (not the notebook's: `cellCount` stays).
+ * and by keys, a polygon and one of its vertices dragged after closing it, and the widget's undo
+ * / redo (not the notebook's: `cellCount` stays).
  * Prints in cells 1 and 2.
  */
 export async function editOnePicture(
@@ -159,7 +160,21 @@ export async function editOnePicture(
     await page.mouse.click(at.x, at.y);
   }
   await expect(marks.locator('[data-mark]')).toHaveCount(2);
-  await expect(marks.locator('[data-mark="2"] polygon')).toHaveCount(1);
+  const polygon = marks.locator('[data-mark="2"] polygon');
+  await expect(polygon).toHaveCount(1);
+
+  // The closed polygon is selected: its second vertex's handle drags that vertex alone.
+  const drawn = await polygon.getAttribute('points');
+  const vertex = marks.locator('[data-mark="2"] [data-vertex="1"]');
+  await expect(vertex).toHaveCount(1);
+  const grip = await vertex.boundingBox();
+  expect(grip).not.toBeNull();
+  const moved = await screenAt(page, 110, 40);
+  await page.mouse.move(grip!.x + grip!.width / 2, grip!.y + grip!.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(moved.x, moved.y, { steps: 8 });
+  await page.mouse.up();
+  await expect(polygon).not.toHaveAttribute('points', drawn!);
 
   const before = await print<Mark[]>(1, 'print(json.dumps(v.marks))');
   expect(before.map(m => [m.id, m.kind, m.label])).toEqual([
@@ -177,7 +192,7 @@ export async function editOnePicture(
   expect(before[1].points).toHaveLength(3);
   for (const [i, [x, y]] of [
     [30, 30],
-    [90, 20],
+    [110, 40],
     [70, 80]
   ].entries()) {
     near(before[1].points![i][0], x);
@@ -190,6 +205,9 @@ export async function editOnePicture(
   // Undo (the widget's, not the notebook's: the cells stay as they are) and redo.
   const cells = await cellCount();
   await marks.focus();
+  // The first undo puts the vertex back where it was drawn.
+  await page.keyboard.press('Control+z');
+  await expect(polygon).toHaveAttribute('points', drawn!);
   await page.keyboard.press('Control+z');
   await expect(marks.locator('[data-mark]')).toHaveCount(1);
   await page.keyboard.press('Control+z');
@@ -198,7 +216,7 @@ export async function editOnePicture(
   await expect(marks.locator('[data-mark]')).toHaveCount(1);
   expect(await cellCount()).toBe(cells);
   const after = await print<Mark[]>(2, 'print(json.dumps(v.marks))');
-  // Two undos took the polygon and the last key move back; the redo put the move back.
+  // Undos took the vertex move, the polygon and the last key move back; the redo put the move back.
   expect(after.map(m => [m.id, m.kind])).toEqual([[1, 'box']]);
   expect(after[0].x0).toBe(before[0].x0);
   expect(after[0].x1).toBe(before[0].x1);

@@ -10,7 +10,7 @@ import type { ToolContext } from '../../tools/registry';
 import { isReadable } from '../../tools/transcript';
 import type { Conversation } from '../conversation';
 import { pictureRequest } from './pictures';
-import { findSharedVision } from './shared-vision';
+import { findSharedVision, readUnreadSetPicture } from './shared-vision';
 
 /** The host of one chat session: a ToolHost that also exposes the notebook and conversation. */
 export interface ChatToolHost extends ToolHost {
@@ -55,7 +55,9 @@ export function createChatToolHost(options: ChatToolHostOptions): ChatToolHost {
     vision: {
       messages: () => conversation.entries.filter(isReadable),
       owner: conversation,
-      shared: address => findSharedVision(cells(), address, options.liveVision ?? null)
+      shared: address => findSharedVision(cells(), address, options.liveVision ?? null),
+      readShared: (address, signal) =>
+        readUnreadSetPicture(cells(), address, options.liveVision ?? null, options.request, signal)
     }
   };
 }

@@ -15,8 +15,15 @@ import {
   type BundleSetPicture,
   type VisionBundle
 } from '../../tools/bundle';
+import { FigureClient, type FigureServerRequest } from '../../tools/figure-client';
 import { isRecord } from '../../tools/guards';
-import type { LiveVisionWidgets, NotebookCellJson, SharedVisionRecord } from '../../tools/host';
+import type {
+  LiveVisionWidget,
+  LiveVisionWidgets,
+  NotebookCellJson,
+  SharedVisionRecord
+} from '../../tools/host';
+import type { PictureFingerprint } from '../../tools/transcript';
 
 /** The output entry naming a live Vision widget model (written by the Python `Vision`). */
 export const LIVE_WIDGET_MIME = 'application/vnd.figure-chat.widget+json';
@@ -134,10 +141,16 @@ export function findSharedVision(
   };
 }
 
+/** Whether the bundle holds a set picture's fingerprint (the kernel has read it). */
+function isRead(member: BundleSetPicture): boolean {
+  return Boolean(member.sha256 && member.width && member.height);
+}
+
 /**
  * A set's picture the set's output does not show: its record from the bundle, written through
  * the set's widget with the picture's address. Null until the kernel has read the picture (its
- * fingerprint is in the bundle a moment after the set is shown).
+ * fingerprint is in the bundle a moment after the set is shown; {@link readUnreadSetPicture} asks
+ * for it sooner).
  */
 function setMember(
   candidate: Candidate,
@@ -145,6 +158,7 @@ function setMember(
 ): SharedVisionRecord | null {
   const member = candidate.member;
   if (!member?.sha256 || !member.width || !member.height) {
+    // Not read yet: readUnreadSetPicture asks the kernel for it.
     return null;
   }
   const picture = {
@@ -153,6 +167,17 @@ function setMember(
     width: member.width,
     height: member.height
   };
+  const widget = candidate.modelId ? live?.widget(candidate.modelId) : undefined;
+  return memberRecord(candidate, member, picture, widget);
+}
+
+/** A set picture's shared record, once its fingerprint is known. */
+function memberRecord(
+  candidate: Candidate,
+  member: BundleSetPicture,
+  picture: PictureFingerprint,
+  widget: LiveVisionWidget | undefined
+): SharedVisionRecord {
   const { classes } = candidate.bundle.record;
   const stored: unknown = member.record ?? {
     image: member.address,
@@ -160,7 +185,6 @@ function setMember(
     marks: [],
     lastId: 0
   };
-  const widget = candidate.modelId ? live?.widget(candidate.modelId) : undefined;
   if (!widget) {
     return {
       picture,
@@ -177,4 +201,65 @@ function setMember(
     write: (record, signal) => widget.write(record, base, signal, member.address),
     pictureData: signal => widget.pictureData(signal, member.address)
   };
+}
+
+/**
+ * The shared record of a set picture the kernel has not read yet, read now: the set's widget asks
+ * its kernel for the picture (the kernel reads it then), and the figure server checks the bytes
+ * it sends against the kernel's sha-256 and gives their size. Null when `address` is no such
+ * picture (another holder, or one already read, is {@link findSharedVision}'s). Rejects with
+ * what to do when it cannot be read: the picture's address is the set's name for it, not a file
+ * the figure server could read instead (an array's `picture-0001.png` is no file at all).
+ */
+export async function readUnreadSetPicture(
+  cells: ReadonlyArray<NotebookCellJson> | null,
+  address: string,
+  live: LiveVisionWidgets | null,
+  request: FigureServerRequest,
+  signal: AbortSignal
+): Promise<SharedVisionRecord | null> {
+  const found = cells ? candidates(cells, address) : [];
+  if (found.some(candidate => !candidate.member || isRead(candidate.member))) {
+    return null;
+  }
+  const candidate = found.find(candidate => candidate.modelId) ?? found[0];
+  const member = candidate?.member;
+  if (!member) {
+    return null;
+  }
+  const which = `${address} is a picture of the VisionSet in ${candidate.cellAddress} that its kernel had not read yet`;
+  const widget = candidate.modelId ? live?.widget(candidate.modelId) : undefined;
+  if (!widget) {
+    throw new UnreadSetPictureError(
+      `${which}, and no running kernel holds that set (its kernel stopped or restarted), so it cannot be marked. Run the set's cell again: once the set is shown its kernel reads every picture, and then the vision tools can mark any of them.`
+    );
+  }
+  let read: { data: string; sha256: string };
+  try {
+    read = await widget.pictureRead(signal, member.address);
+  } catch (error) {
+    if (signal.aborted) {
+      throw error;
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new UnreadSetPictureError(
+      `${which}; asked for it now, the kernel could not give it (${reason.replace(/[.\s]+$/, '')}). Show it in the set (Next, or s.index = its number) to see what is wrong, then try again.`
+    );
+  }
+  const info = await new FigureClient(request).call(
+    'picture-info',
+    { address: member.address, data: read.data, expectSha256: read.sha256 },
+    signal
+  );
+  return memberRecord(
+    candidate,
+    member,
+    { address: member.address, sha256: info.sha256, width: info.width, height: info.height },
+    widget
+  );
+}
+
+/** A set picture the chat cannot have yet; the message says what to do. */
+export class UnreadSetPictureError extends Error {
+  override name = 'UnreadSetPictureError';
 }
