@@ -92,6 +92,13 @@ async function drawOnServer(svg: string, server: FigureServer): Promise<FigureBi
 /** Most pixels the page draws a figure into when the figure server cannot. */
 const PAGE_MAX_PIXELS = 6_000_000;
 
+/**
+ * Most pixels the larger view has the page draw when the server cannot: drawing the heaviest
+ * figure at 6 M px held the page's main thread for 3.9 s; at this size it is about as long as
+ * the chat's own drawing of it.
+ */
+const VIEW_PAGE_MAX_PIXELS = 1_000_000;
+
 /** Draw `svg` once into a canvas, `scale` device pixels per figure pixel (bounded), as a PNG. */
 async function drawInPage(
   svg: string,
@@ -139,7 +146,8 @@ export interface ScaledBitmap {
 /**
  * A PNG of `svg` at `scale` device pixels per figure pixel, for the larger view at any zoom: from
  * the figure server (which bounds the ratio and the pixel count: the answer may be smaller than
- * asked, `scale` says what it is), or drawn once in the page when the server cannot.
+ * asked, `scale` says what it is), or drawn in the page, within {@link VIEW_PAGE_MAX_PIXELS},
+ * when the server cannot.
  */
 export async function scaledFigureBitmap(
   svg: string,
@@ -168,7 +176,9 @@ export async function scaledFigureBitmap(
     if (signal?.aborted) {
       throw error;
     }
-    const drawn = await drawInPage(svg, () => scale);
+    const drawn = await drawInPage(svg, (width, height) =>
+      Math.min(scale, Math.sqrt(VIEW_PAGE_MAX_PIXELS / (width * height)))
+    );
     return { blob: drawn.blob, scale: drawn.pixelWidth / drawn.width, drawnBy: 'page' };
   }
 }

@@ -108,8 +108,10 @@ export class ViewRaster implements IDisposable {
     this._abort = abort;
     try {
       const bitmap = await scaledFigureBitmap(this._svg, this.server, scale, abort.signal);
-      if (bitmap.scale < scale * RASTER_SLACK) {
-        // The server's pixel limit: asking again for more would get the same.
+      if (bitmap.scale < scale * RASTER_SLACK || bitmap.drawnBy === 'page') {
+        // The server's pixel limit: asking again for more would get the same. Drawn by the
+        // page (the server could not): once is the long task the chat also takes, not one per
+        // zoom step.
         this._ceiling = bitmap.scale;
       }
       const url = URL.createObjectURL(bitmap.blob);
