@@ -136,6 +136,27 @@ describe('render-figure', () => {
     expect(message).toContain(reason);
   });
 
+  it('refuses 60 shapes filtering the whole canvas at once, not after the draw timeout', async () => {
+    // Inside every per-primitive limit, but 60 × 2000² px of filter regions: 11–15 s in resvg.
+    const shapes = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `<circle cx="${(i % 10) * 200 + 100}" cy="${Math.floor(i / 10) * 300 + 100}" r="90" filter="url(#f)"/>`
+    ).join('');
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000">' +
+      '<filter id="f" filterUnits="userSpaceOnUse" x="0" y="0" width="2000" height="2000">' +
+      '<feTurbulence baseFrequency="0.02" numOctaves="4"/><feMorphology radius="16"/>' +
+      `<feGaussianBlur stdDeviation="16"/></filter>${shapes}</svg>`;
+    const started = performance.now();
+    const answer = await post({ svg, width: 2000, ratio: 1 });
+    expect(answer.status).toBe(422);
+    const { error } = answer.json as { error: { message: string; code?: string } };
+    expect(error.message).toMatch(/filter regions cover 240\.0 M px .* keep the sum ≤ 16 M px/);
+    // Refused by the policy before resvg runs; generous for a loaded machine, far below 10 s.
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+
   it.each([
     ['a width past SVG_MAX_SIDE', { svg: FILTERED, width: 5000, ratio: 1 }, 'width'],
     ['a zero width', { svg: FILTERED, width: 0, ratio: 1 }, 'width'],

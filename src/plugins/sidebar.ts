@@ -61,8 +61,8 @@ export const sidebarPlugin: JupyterFrontEndPlugin<IFigureChatSidebar> = {
       rendermime,
       cards,
       trans,
-      openLarger: (src, title) => {
-        const widget = createLargerView(src, title);
+      openLarger: (src, title, server) => {
+        const widget = createLargerView(src, title, undefined, server);
         app.shell.add(widget, 'main');
         app.shell.activateById(widget.id);
       },

@@ -9,6 +9,7 @@ import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import type { ToolCard } from '../chat/cards';
 import type { Conversation } from '../chat/conversation';
 import type { VisionViews } from '../chat/vision-views';
+import type { FigureServer } from './figure-raster';
 import { renderWritingCard } from './writing-card';
 
 /** What a card renderer gets. */
@@ -21,8 +22,10 @@ export interface CardRenderContext {
   readonly views: VisionViews;
   /** POST to a figure-server route. */
   request<T>(route: string, body: unknown, signal?: AbortSignal): Promise<T>;
-  /** Open an image larger in a main-area tab. */
-  openLarger(src: string, title: string): void;
+  /**
+   * Open an image larger in a main-area tab; `server` draws a costly figure there at each zoom.
+   */
+  openLarger(src: string, title: string, server?: FigureServer): void;
   /** Insert a call's figure or view into the notebook, when the insert plugin is active. */
   insert?: InsertAction;
 }

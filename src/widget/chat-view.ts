@@ -15,6 +15,7 @@ import type { CardRenderContext, CardRendererRegistry } from './card-renderers';
 import { copyText, retryQuestion, startOver } from './chat-actions';
 import { renderEmptyState } from './chat-empty';
 import { EndFollower } from './chat-follow';
+import type { FigureServer } from './figure-raster';
 import { chatNotices } from './chat-notices';
 import { AssistantMessageView, renderUserMessage, type MessageActions } from './chat-items';
 import { placeInChunks } from './chat-chunks';
@@ -41,7 +42,7 @@ export interface ChatViewOptions {
   readonly rendermime: IRenderMimeRegistry;
   readonly cards: CardRendererRegistry;
   readonly trans: TranslationBundle;
-  openLarger(src: string, title: string): void;
+  openLarger(src: string, title: string, server?: FigureServer): void;
   openSettings(): void;
   insertCode(code: string, mode: 'below' | 'replace'): void;
   /** The model's name, shown as the author of its messages. */
@@ -281,7 +282,7 @@ export class ChatView extends Widget {
       notebook: () => this.session.notebookModel,
       request: (route, body, signal) => this.session.request(route, body, signal),
       views: this.session.visionViews,
-      openLarger: (src, title) => this._options.openLarger(src, title)
+      openLarger: (src, title, server) => this._options.openLarger(src, title, server)
     };
     const seen = new Map<string, number>();
     const used = new Set<string>();

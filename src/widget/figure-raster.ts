@@ -89,17 +89,30 @@ async function drawOnServer(svg: string, server: FigureServer): Promise<FigureBi
   return { url: URL.createObjectURL(blob), width, shown, drawnBy: 'server' };
 }
 
-async function draw(svg: string): Promise<FigureBitmap> {
+/** Most pixels the page draws a figure into when the figure server cannot. */
+const PAGE_MAX_PIXELS = 6_000_000;
+
+/**
+ * Most pixels the larger view has the page draw when the server cannot: drawing the heaviest
+ * figure at 6 M px held the page's main thread for 3.9 s; at this size it is about as long as
+ * the chat's own drawing of it.
+ */
+const VIEW_PAGE_MAX_PIXELS = 1_000_000;
+
+/** Draw `svg` once into a canvas, `scale` device pixels per figure pixel (bounded), as a PNG. */
+async function drawInPage(
+  svg: string,
+  scale: (width: number, height: number) => number
+): Promise<{ blob: Blob; width: number; height: number; pixelWidth: number }> {
   const source = new Image();
   source.src = svgDataUri(svg);
   await source.decode();
   const width = source.naturalWidth || 300;
   const height = source.naturalHeight || 150;
-  const fit = Math.min(1, MAX_SHOWN.width / width, MAX_SHOWN.height / height);
-  const ratio = pixelRatio();
+  const factor = Math.min(scale(width, height), Math.sqrt(PAGE_MAX_PIXELS / (width * height)));
   const canvas = document.createElement('canvas');
-  canvas.width = Math.max(1, Math.round(width * fit * ratio));
-  canvas.height = Math.max(1, Math.round(height * fit * ratio));
+  canvas.width = Math.max(1, Math.round(width * factor));
+  canvas.height = Math.max(1, Math.round(height * factor));
   const context = canvas.getContext('2d');
   if (!context) {
     throw new Error('no 2D canvas');
@@ -110,6 +123,62 @@ async function draw(svg: string): Promise<FigureBitmap> {
   if (!blob) {
     throw new Error('the figure could not be encoded');
   }
-  const shown = { width: Math.round(width * fit), height: Math.round(height * fit) };
+  return { blob, width, height, pixelWidth: canvas.width };
+}
+
+async function draw(svg: string): Promise<FigureBitmap> {
+  let shown = { width: 0, height: 0 };
+  const { blob, width } = await drawInPage(svg, (width, height) => {
+    const fit = Math.min(1, MAX_SHOWN.width / width, MAX_SHOWN.height / height);
+    shown = { width: Math.round(width * fit), height: Math.round(height * fit) };
+    return fit * pixelRatio();
+  });
   return { url: URL.createObjectURL(blob), width, shown, drawnBy: 'page' };
+}
+
+/** A PNG of a figure for the larger view, and how many of its pixels span one figure pixel. */
+export interface ScaledBitmap {
+  readonly blob: Blob;
+  readonly scale: number;
+  readonly drawnBy: 'server' | 'page';
+}
+
+/**
+ * A PNG of `svg` at `scale` device pixels per figure pixel, for the larger view at any zoom: from
+ * the figure server (which bounds the ratio and the pixel count: the answer may be smaller than
+ * asked, `scale` says what it is), or drawn in the page, within {@link VIEW_PAGE_MAX_PIXELS},
+ * when the server cannot.
+ */
+export async function scaledFigureBitmap(
+  svg: string,
+  server: FigureServer,
+  scale: number,
+  signal?: AbortSignal
+): Promise<ScaledBitmap> {
+  const { request, width } = server;
+  try {
+    // The server draws `width` CSS pixels (at most the figure's own) at `ratio`.
+    const png = await new FigureClient(request).call(
+      'render-figure',
+      {
+        svg,
+        width: scale >= 1 ? width : Math.max(1, Math.round(width * scale)),
+        ratio: scale >= 1 ? Math.min(MAX_FIGURE_PIXEL_RATIO, scale) : 1
+      },
+      signal
+    );
+    const bytes = png as Uint8Array<ArrayBuffer>;
+    const blob = new Blob([bytes], { type: 'image/png' });
+    // The PNG's width, from its IHDR chunk (bytes 16–19, big-endian), without decoding it.
+    const pixels = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(16);
+    return { blob, scale: pixels / width, drawnBy: 'server' };
+  } catch (error) {
+    if (signal?.aborted) {
+      throw error;
+    }
+    const drawn = await drawInPage(svg, (width, height) =>
+      Math.min(scale, Math.sqrt(VIEW_PAGE_MAX_PIXELS / (width * height)))
+    );
+    return { blob: drawn.blob, scale: drawn.pixelWidth / drawn.width, drawnBy: 'page' };
+  }
 }

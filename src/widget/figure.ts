@@ -69,7 +69,7 @@ export function watchScale(
 export function renderFigure(
   svg: string,
   alt: string,
-  openLarger: (src: string, title: string) => void,
+  openLarger: (src: string, title: string, server?: FigureServer) => void,
   title: string,
   /** The figure server, which draws costly figures; without it they are drawn in the page. */
   server?: FigureServer
@@ -83,8 +83,8 @@ export function renderFigure(
   img.decoding = 'async';
   img.title = title;
   const source = svgDataUri(svg);
-  // The larger view shows the SVG itself, whatever the chat shows.
-  img.addEventListener('click', () => openLarger(source, alt));
+  // The larger view keeps the SVG as its source; the server draws a costly one there too.
+  img.addEventListener('click', () => openLarger(source, alt, server));
   const caption = document.createElement('figcaption');
   caption.className = 'jp-FigureChat-figure-caption';
   caption.textContent = alt;

@@ -4,10 +4,17 @@
  * vector at every zoom, because the browser draws it again at each size; a PNG view is enlarged
  * smoothly, and as a crisp pixel grid only from {@link PIXEL_GRID_ZOOM} on, where single pixels
  * are what a person is looking for.
+ *
+ * A costly figure (filter effects) is the exception: the browser would rasterise its SVG again on
+ * every repaint (0.1–0.6 s each while zooming or scrolling), so the view shows the figure server's
+ * PNG at its zoom (./view-raster). The SVG stays the source of downloads.
  */
 import { MainAreaWidget, Toolbar, ToolbarButton } from '@jupyterlab/apputils';
 import { nullTranslator, type TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
+
+import { isCostlyFigure, type FigureServer } from './figure-raster';
+import { ViewRaster, type RasterSource } from './view-raster';
 
 /** Zoom range and step (a factor per button press or wheel notch). */
 export const MIN_ZOOM = 0.05;
@@ -18,6 +25,13 @@ const ZOOM_STEP = 1.25;
 export const PIXEL_GRID_ZOOM = 4;
 
 const SVG_PREFIX = 'data:image/svg+xml,';
+
+/** What the status line says about who drew a costly figure's raster. */
+const RASTER_STATUS: Readonly<Record<RasterSource, string>> = {
+  server: 'drawn by the figure server (filter effects)',
+  page: 'drawn once in the page (filter effects)',
+  svg: 'vector'
+};
 
 let opened = 0;
 
@@ -49,10 +63,13 @@ export class FigureViewer extends Widget {
   private _zoom = 1;
   private _fitted = true;
   private _drag: { x: number; y: number; left: number; top: number } | null = null;
+  /** The figure server's raster, when this is a costly figure it draws. */
+  private readonly _raster: ViewRaster | null;
 
   constructor(
     readonly src: string,
-    readonly caption: string
+    readonly caption: string,
+    server?: FigureServer
   ) {
     super();
     this.addClass('jp-FigureChat-viewer');
@@ -64,7 +81,14 @@ export class FigureViewer extends Widget {
     }
     this.image.alt = caption;
     this.image.draggable = false;
-    this.image.src = src;
+    const svg = this.svg;
+    if (server && svg !== null && isCostlyFigure(svg)) {
+      this.addClass('jp-FigureChat-viewer-mod-raster');
+      this._raster = new ViewRaster(this.image, this.node, svg, server, () => this._showStatus());
+    } else {
+      this._raster = null;
+      this.image.src = src;
+    }
     this._status = document.createElement('div');
     this._status.className = 'jp-FigureChat-viewer-status';
     this._status.setAttribute('aria-live', 'polite');
@@ -72,7 +96,22 @@ export class FigureViewer extends Widget {
     stage.className = 'jp-FigureChat-viewer-stage';
     stage.append(this.image);
     this.node.append(stage, this._status);
-    this.image.addEventListener('load', () => this._fitted && this.fit());
+    this.image.addEventListener('load', () => {
+      this._raster?.update(this._wanted);
+      if (this._fitted) {
+        this.fit();
+      }
+    });
+  }
+
+  /** Whether the view shows the figure server's raster rather than the SVG. */
+  get isRaster(): boolean {
+    return this._raster !== null;
+  }
+
+  /** The picture's width in its own pixels: the figure's for a raster, else the image's. */
+  private get _naturalWidth(): number {
+    return this._raster ? this._raster.server.width : this.image.naturalWidth;
   }
 
   /** Whether this is a figure (SVG) rather than a view (PNG). */
@@ -92,7 +131,7 @@ export class FigureViewer extends Widget {
 
   /** Zoom so the picture fills the width of the tab. */
   fit(): void {
-    const width = this.image.naturalWidth;
+    const width = this._naturalWidth;
     const available = this.node.clientWidth - 32;
     if (width > 0 && available > 0) {
       this._set(available / width, true);
@@ -191,6 +230,14 @@ export class FigureViewer extends Widget {
     this.node.removeEventListener('pointercancel', this);
   }
 
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._raster?.dispose();
+    super.dispose();
+  }
+
   protected onResize(): void {
     if (this._fitted) {
       this.fit();
@@ -200,7 +247,7 @@ export class FigureViewer extends Widget {
   private _set(zoom: number, fitted: boolean): void {
     this._zoom = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, zoom));
     this._fitted = fitted;
-    const width = this.image.naturalWidth;
+    const width = this._naturalWidth;
     if (width > 0) {
       this.image.style.width = `${Math.round(width * this._zoom)}px`;
       this.image.style.height = 'auto';
@@ -208,10 +255,22 @@ export class FigureViewer extends Widget {
     const grid = !this.isSvg && this._zoom >= PIXEL_GRID_ZOOM;
     this.image.classList.toggle('jp-mod-pixelGrid', grid);
     this.node.dataset.zoom = this._zoom.toFixed(3);
+    this._showStatus();
+    this._raster?.update(this._wanted);
+  }
+
+  private _showStatus(): void {
     const percent = `${Math.round(this._zoom * 100)}%`;
-    this._status.textContent = this.isSvg
-      ? `${percent} · vector`
-      : `${percent} · ${grid ? 'pixel grid' : 'smoothed'}`;
+    this._status.textContent = this._raster
+      ? `${percent} · ${RASTER_STATUS[this._raster.source]}`
+      : this.isSvg
+        ? `${percent} · vector`
+        : `${percent} · ${this._zoom >= PIXEL_GRID_ZOOM ? 'pixel grid' : 'smoothed'}`;
+  }
+
+  /** The device pixels per figure pixel the current zoom shows. */
+  private get _wanted(): number {
+    return this._zoom * (window.devicePixelRatio || 1);
   }
 }
 
@@ -223,9 +282,11 @@ function button(label: string, tooltip: string, onClick: () => void): ToolbarBut
 export function createLargerView(
   src: string,
   title: string,
-  trans: TranslationBundle = nullTranslator.load('jupyterlab_figure_chat')
+  trans: TranslationBundle = nullTranslator.load('jupyterlab_figure_chat'),
+  /** The figure server, which draws a costly figure for the view at each zoom. */
+  server?: FigureServer
 ): MainAreaWidget<FigureViewer> {
-  const content = new FigureViewer(src, title);
+  const content = new FigureViewer(src, title, server);
   const toolbar = new Toolbar();
   const widget = new MainAreaWidget({ content, toolbar });
   toolbar.addItem(

@@ -4,7 +4,8 @@
  * feTurbulence numOctaves 4, feMorphology radius 16, feConvolveMatrix order 5, 60 filtered
  * shapes). Reports (a benchmark: it asserts only that the figure shows) the longest frame gap
  * when the chat opens on it, on each send, in the larger view, and the time to type 20 characters
- * in the message box with it on screen and without it; once with the figure drawn by the page
+ * in the message box with it on screen and without it, and the longest frame gap while zooming and
+ * scrolling the larger view (./larger-view-frames); once with the figure drawn by the page
  * (the figure server's `render-figure` blocked, as before it existed) and once by the server.
  *
  *   cd ui-tests && FIGURE_CHAT_TEST_PORT=9410 FIGURE_CHAT_MODEL_PORT=9411 \
@@ -14,6 +15,7 @@ import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
 import { chat, openChat, openNotebook, SETTINGS } from '../tests/helpers';
 import { heavyFigure } from './heavy-figure';
+import { largerViewRepaints } from './larger-view-frames';
 
 test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: null });
 
@@ -182,11 +184,13 @@ async function measure(
     .poll(() => viewer.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth))
     .toBeGreaterThan(0);
   const larger = await longestGap(page, 60);
+  const largerZoom = await largerViewRepaints(page);
+  const largerSource = (await viewer.getAttribute('src'))?.slice(0, 20);
 
   results.push(
     `heavy figure drawn by the ${drawnBy}: longest frame gap on chat open ${open} ms (${plainOpen} ms without it), on send ${heavySends.join(' / ')} ms ` +
       `(${plainSends.join(' / ')} ms without it; figure element kept: ${kept === 1}), ` +
-      `larger view ${larger} ms; typing 20 characters ${heavyTyping} ms (${plainTyping} ms without the figure)`
+      `larger view ${larger} ms on open, ${largerZoom} ms while zooming and scrolling (shows ${largerSource}…); typing 20 characters ${heavyTyping} ms (${plainTyping} ms without the figure)`
   );
   for (const line of results) {
     console.log(line);

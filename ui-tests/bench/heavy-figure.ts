@@ -26,3 +26,22 @@ export function heavyFigure(): string {
     `<defs>${filters}</defs>${shapes}</svg>`
   );
 }
+
+/**
+ * A figure inside every per-primitive filter limit whose 60 shapes each filter the whole
+ * 2000×2000 canvas: 240 M px of filter regions, 11–15 s of rasterising. The summed filter-region
+ * limit (16 M px) refuses it; used by tests/rough-edges.spec.ts for the replay of a stored one.
+ */
+export function fullCanvasFilters(): string {
+  const shapes = Array.from(
+    { length: 60 },
+    (_, i) =>
+      `<circle cx="${(i % 10) * 200 + 100}" cy="${Math.floor(i / 10) * 300 + 100}" r="90" filter="url(#f)"/>`
+  ).join('');
+  return (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000">' +
+    '<filter id="f" filterUnits="userSpaceOnUse" x="0" y="0" width="2000" height="2000">' +
+    '<feTurbulence baseFrequency="0.02" numOctaves="4"/><feMorphology radius="16"/>' +
+    `<feGaussianBlur stdDeviation="16"/></filter>${shapes}</svg>`
+  );
+}

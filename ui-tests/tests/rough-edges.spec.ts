@@ -9,7 +9,8 @@
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 
-import { heavyFigure } from '../bench/heavy-figure';
+import { fullCanvasFilters, heavyFigure } from '../bench/heavy-figure';
+import { largerViewRepaints } from '../bench/larger-view-frames';
 import { ask, chat, createNotebookFile, openChat, openNotebook, SETTINGS } from './helpers';
 
 test.use({ mockSettings: SETTINGS, autoGoto: true });
@@ -275,7 +276,7 @@ test('server quirks as a person meets them: each turn ends in an answer, not a r
   }
 });
 
-test('a costly figure is drawn by the figure server, not the page; the larger view keeps the SVG', async ({
+test('a costly figure is drawn by the figure server, not the page, in the chat and the larger view', async ({
   page,
   tmpPath
 }) => {
@@ -298,6 +299,24 @@ test('a costly figure is drawn by the figure server, not the page; the larger vi
           id: 't1',
           role: 'tool',
           tool_call_id: 'c1',
+          status: 'completed',
+          content: `SVG presented inline: ${alt}`
+        },
+        // Stored by an older version, before the summed filter-region limit: refused on
+        // replay by the same policy, at once, instead of a 10 s draw.
+        {
+          id: 'a2',
+          role: 'assistant',
+          content: '',
+          status: 'completed',
+          tool_calls: [
+            { id: 'c2', name: 'present_svg', arguments: { svg: fullCanvasFilters(), alt } }
+          ]
+        },
+        {
+          id: 't2',
+          role: 'tool',
+          tool_call_id: 'c2',
           status: 'completed',
           content: `SVG presented inline: ${alt}`
         }
@@ -349,8 +368,33 @@ test('a costly figure is drawn by the figure server, not the page; the larger vi
     window.devicePixelRatio
   ]);
   expect(natural).toBe(Math.round(480 * ratio));
+  await expect(chat(page).locator('.jp-FigureChat-toolCard-mod-failed')).toContainText(
+    /Stored figure refused: .*filter regions cover 240\.0 M px .*keep the sum ≤ 16 M px/
+  );
+
   await img.click();
   const viewer = page.locator('.jp-FigureChat-viewer-image');
   await expect(viewer).toBeVisible();
-  await expect(viewer).toHaveAttribute('src', /^data:image\/svg\+xml,/);
+  // The larger view shows the server's raster too (the SVG stays the source of downloads).
+  await expect(viewer).toHaveAttribute('src', /^blob:/);
+  await expect(viewer).toHaveAttribute('data-drawn-by', 'server');
+  await expect(
+    page.locator('.jp-FigureChat-viewerPanel:visible').getByRole('button', { name: 'SVG' })
+  ).toBeVisible();
+  // Repaints while zooming and scrolling stay small: the SVG itself cost 100–567 ms each here.
+  const longest = await largerViewRepaints(page);
+  test.info().annotations.push({
+    type: 'longest frame gap while zooming and scrolling the larger view (ms)',
+    description: String(longest)
+  });
+  expect(longest).toBeLessThan(250);
+  await expect(viewer).toHaveAttribute('src', /^blob:/);
+  // Zoomed in, a finer raster replaced the first: it covers the zoom times the pixel ratio, up
+  // to the server's pixel limit (6 M px: 2449 px across this 2000 px square).
+  const covered = await page.locator('.jp-FigureChat-viewer:visible').evaluate(node => {
+    const zoom = Number((node as HTMLElement).dataset.zoom);
+    const scale = Number((node as HTMLElement).dataset.rasterScale);
+    return { scale, wanted: Math.min(zoom * window.devicePixelRatio, Math.sqrt(6e6 / 4e6)) };
+  });
+  expect(covered.scale).toBeGreaterThanOrEqual(covered.wanted * 0.85);
 });

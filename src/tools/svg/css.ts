@@ -169,3 +169,18 @@ export function checkStyleSheet(sheet: string): CssReference[] {
     at = close + 1;
   }
 }
+
+/**
+ * The values a checked declaration list or sheet gives `property` (lower case), comments removed.
+ * Selectors are not matched: a sheet's value may apply to any element.
+ */
+export function declaredValues(css: string, property: string): string[] {
+  const values: string[] = [];
+  for (const piece of css.replace(/\/\*[\s\S]*?\*\//g, '').split(/[{};]/)) {
+    const colon = piece.indexOf(':');
+    if (colon >= 0 && piece.slice(0, colon).trim().toLowerCase() === property) {
+      values.push(piece.slice(colon + 1).trim());
+    }
+  }
+  return values;
+}

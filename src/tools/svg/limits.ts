@@ -43,6 +43,14 @@ export const SVG_MAX_FILTER_PRIMITIVES = 32;
  */
 export const SVG_MAX_FILTERED_AREA = 4_000_000;
 
+/**
+ * Largest sum of the filter regions of a figure (CSS pixels): each filtered element, and each
+ * `<use>` copy of one, filters its region, clipped to the canvas. Sixty shapes each filtering a
+ * 2000×2000 canvas were 11–15 s of rasterizing; the 60 shadowed circles of the heaviest figure
+ * the other limits pass cover about 6.8 M px.
+ */
+export const SVG_MAX_FILTER_REGION_AREA = 16_000_000;
+
 /** Largest `numOctaves` of `<feTurbulence>`: each octave is one more noise pass per pixel. */
 export const SVG_MAX_TURBULENCE_OCTAVES = 4;
 

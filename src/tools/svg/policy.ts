@@ -28,6 +28,7 @@ import {
   cssValueReferences
 } from './css';
 import { intrinsicSize } from './dimensions';
+import { FilterAreaSurvey } from './filter-area';
 import { FilterBudget } from './filters';
 import { SVG_MAX_BYTES, SVG_MAX_DEPTH, SVG_MAX_NODES } from './limits';
 import { checkScriptUrl, localReference } from './references';
@@ -193,6 +194,7 @@ function walk(svg: string): SvgFigureInfo {
   let totalVertices = 0;
   let sheet: string[] | undefined;
   const filters = new FilterBudget();
+  const filterArea = new FilterAreaSurvey();
 
   parser.on('doctype', () =>
     refuse(
@@ -249,6 +251,7 @@ function walk(svg: string): SvgFigureInfo {
     for (const attribute of Object.values(tag.attributes)) {
       node.refs.push(...checkAttribute(tag.name, attribute, vertices));
     }
+    filterArea.element(node, root === undefined, tag.attributes);
     const id = tag.attributes.id?.value;
     if (id !== undefined) {
       if (ids.has(id)) {
@@ -281,7 +284,9 @@ function walk(svg: string): SvgFigureInfo {
   parser.on('closetag', () => {
     const frame = stack.pop();
     if (frame?.local === 'style' && sheet) {
-      sheetRefs.push(...checkStyleSheet(sheet.join('')));
+      const css = sheet.join('');
+      sheetRefs.push(...checkStyleSheet(css));
+      filterArea.sheet(css);
       sheet = undefined;
     }
   });
@@ -300,10 +305,12 @@ function walk(svg: string): SvgFigureInfo {
   );
   filters.canvas(size.width, size.height);
   // A rule may match every shape, so a marker set by a sheet repeats at every vertex.
-  const { nodes } = measureTree({
-    root,
-    ids,
-    sheetRefs: sheetRefs.map(ref => referenceTimes(ref, totalVertices))
+  const expandedSheetRefs = sheetRefs.map(ref => referenceTimes(ref, totalVertices));
+  const { nodes } = measureTree({ root, ids, sheetRefs: expandedSheetRefs });
+  // After measureTree, which refuses cycles and runaway expansion before this sums over them.
+  filterArea.check(root, ids, expandedSheetRefs, {
+    ...size,
+    viewBox: rootAttributes.viewBox?.value
   });
   return { ...size, nodes };
 }
