@@ -5,7 +5,7 @@
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { ISignal } from '@lumino/signaling';
-import { Panel, Widget } from '@lumino/widgets';
+import { Panel, SplitPanel, Widget } from '@lumino/widgets';
 
 import type { FigureChatSettings } from '../chat/settings';
 
@@ -27,6 +27,19 @@ export interface SidebarOptions extends Omit<ChatViewOptions, 'session'> {
 
 /** How long a widening resize must settle before views drawn narrower are drawn again. */
 const WIDEN_DELAY_MS = 300;
+
+/** Remembers (per browser) that the sidebar was opened at a width suited to figures once. */
+const FIRST_OPEN_KEY = 'jupyterlab-figure-chat:first-open-width';
+
+/**
+ * The width the sidebar first opens at, in CSS pixels: figures fit the chat's width, and at
+ * JupyterLab's default 250 px a 640-px chart shows at 34 % with its labels unreadable. 40 % of the
+ * window (512 px at 1280) shows it at 0.75× (11-px labels at 8 px); never less than 460 px where
+ * the window allows, never more than half the window or 640 px.
+ */
+export function firstOpenWidth(windowWidth: number): number {
+  return Math.round(Math.min(Math.max(windowWidth * 0.4, 460), windowWidth * 0.5, 640));
+}
 
 /** The sidebar panel. */
 export class FigureChatSidebar extends Panel {
@@ -153,6 +166,49 @@ export class FigureChatSidebar extends Panel {
     return view;
   }
 
+  protected onAfterShow(msg: Parameters<Widget['processMessage']>[0]): void {
+    super.onAfterShow(msg);
+    // After JupyterLab has laid the opened side area out.
+    requestAnimationFrame(() => this._fitFirstOpen());
+  }
+
+  /**
+   * The first time this browser shows the chat, widen the side area to {@link firstOpenWidth}
+   * (only ever wider). Once only: a width the person chose later is JupyterLab's to restore.
+   */
+  private _fitFirstOpen(): void {
+    if (this.isDisposed || !this.isVisible || readFlag()) {
+      return;
+    }
+    const found = splitAncestor(this);
+    if (!found) {
+      return;
+    }
+    const { split, child } = found;
+    const index = split.widgets.indexOf(child);
+    const total = split.node.clientWidth;
+    const current = child.node.offsetWidth;
+    const target = firstOpenWidth(window.innerWidth);
+    writeFlag();
+    if (index < 0 || total <= 0 || current >= target) {
+      return;
+    }
+    const sizes = split.relativeSizes();
+    const sum = sizes.reduce((a, b) => a + b, 0) || 1;
+    const share = target / total;
+    const grown = share - sizes[index] / sum;
+    // The room comes from the widest other part (the main area).
+    const widest = sizes.reduce(
+      (best, size, i) => (i !== index && size > sizes[best] ? i : best),
+      index === 0 ? 1 : 0
+    );
+    sizes[widest] = Math.max(0, sizes[widest] / sum - grown);
+    sizes[index] = share;
+    split.setRelativeSizes(
+      sizes.map((size, i) => (i === index || i === widest ? size : size / sum))
+    );
+  }
+
   protected onResize(msg: Widget.ResizeMessage): void {
     super.onResize(msg);
     const wider = msg.width < 0 || msg.width > this._width;
@@ -218,5 +274,33 @@ export class FigureChatSidebar extends Panel {
     }
     this._options.settings.changed.disconnect(this._updateModel, this);
     super.dispose();
+  }
+}
+
+/** The split panel holding `widget` (JupyterLab's main one), and its child holding `widget`. */
+function splitAncestor(widget: Widget): { split: SplitPanel; child: Widget } | null {
+  let child = widget;
+  for (let parent = widget.parent; parent; parent = parent.parent) {
+    if (parent instanceof SplitPanel) {
+      return { split: parent, child };
+    }
+    child = parent;
+  }
+  return null;
+}
+
+function readFlag(): boolean {
+  try {
+    return window.localStorage.getItem(FIRST_OPEN_KEY) !== null;
+  } catch {
+    return true; // no storage (a locked-down browser): never resize on each page load
+  }
+}
+
+function writeFlag(): void {
+  try {
+    window.localStorage.setItem(FIRST_OPEN_KEY, '1');
+  } catch {
+    // nothing to remember it in
   }
 }

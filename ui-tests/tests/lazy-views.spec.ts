@@ -4,6 +4,7 @@
  * notebook closed and opened again in the same session shows its views without drawing them again.
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { Request } from '@playwright/test';
 
 import {
   chat,
@@ -19,6 +20,36 @@ test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: nul
 
 const FIGURES = 10;
 const VIEWS = 6;
+
+/** Move the edge between the main area and the sidebar by `dx` px, as a person drags it. */
+async function dragSidebarEdge(page: IJupyterLabPageFixture, dx: number): Promise<void> {
+  const handle = await page.evaluate(() => {
+    const edge = (document.querySelector('#jp-right-stack') as HTMLElement).getBoundingClientRect()
+      .left;
+    const [nearest] = [...document.querySelectorAll('#jp-main-split-panel > .lm-SplitPanel-handle')]
+      .map(element => element.getBoundingClientRect())
+      .filter(rect => rect.height > 0)
+      .sort((a, b) => Math.abs(a.right - edge) - Math.abs(b.right - edge));
+    return { x: nearest.left + nearest.width / 2, y: nearest.top + nearest.height / 2 };
+  });
+  await page.mouse.move(handle.x, handle.y);
+  await page.mouse.down();
+  await page.mouse.move(handle.x + dx, handle.y, { steps: 6 });
+  await page.mouse.up();
+}
+
+/** The chat's scroll position: how far from its end, and its width. */
+function scrollState(page: IJupyterLabPageFixture): Promise<{ toEnd: number; width: number }> {
+  return page.evaluate(() => {
+    const scroller = document.querySelector(
+      '#jp-figure-chat-sidebar .jp-FigureChat-view:not(.lm-mod-hidden) .jp-FigureChat-scroller'
+    ) as HTMLElement;
+    return {
+      toEnd: scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight,
+      width: scroller.clientWidth
+    };
+  });
+}
 
 async function open(page: IJupyterLabPageFixture, path: string): Promise<void> {
   await page.evaluate(async p => {
@@ -36,11 +67,16 @@ test('a long conversation opens at the newest message and draws its newest views
   await openChatSidebar(page);
   await recordReadyOrder(page);
   const renders: string[] = [];
+  // Render requests not answered yet.
+  const pending = new Set<Request>();
   page.on('request', request => {
     if (request.url().includes('/figure-chat/render')) {
       renders.push(request.url());
+      pending.add(request);
     }
   });
+  page.on('requestfinished', request => pending.delete(request));
+  page.on('requestfailed', request => pending.delete(request));
   await open(page, path);
 
   const view = chat(page);
@@ -76,6 +112,45 @@ test('a long conversation opens at the newest message and draws its newest views
   });
   await expect(view.locator('.jp-FigureChat-message').last()).toBeInViewport();
   expect(renders).toHaveLength(0);
+
+  // The sidebar made narrower while the reader is at the end: they stay there, and no view is
+  // drawn again (nothing needs a wider drawing).
+  const before = await scrollState(page);
+  await dragSidebarEdge(page, 100);
+  await expect.poll(async () => (await scrollState(page)).width).toBeLessThan(before.width - 50);
+  await expect.poll(async () => (await scrollState(page)).toEnd).toBeLessThanOrEqual(2);
+  await expect(view.locator('.jp-FigureChat-message').last()).toBeInViewport();
+  // Scrolled up, with a message at the top of the visible area: made wider, the views drawn
+  // narrower are drawn again at the new width, and that message stays where it was.
+  const anchor = view.locator('.jp-FigureChat-entry-mod-user').nth(-4);
+  const offset = (): Promise<number> =>
+    anchor.evaluate(entry => {
+      const scroller = entry.closest('.jp-FigureChat-scroller') as HTMLElement;
+      return entry.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
+    });
+  await anchor.evaluate(entry => {
+    const scroller = entry.closest('.jp-FigureChat-scroller') as HTMLElement;
+    scroller.scrollTop += entry.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
+  });
+  await expect.poll(offset).toBeCloseTo(0, 0);
+  await expect(view.locator('.jp-FigureChat-jump')).toBeHidden();
+  await dragSidebarEdge(page, -250);
+  await expect.poll(() => renders.length, { timeout: 30000 }).toBeGreaterThan(0);
+  await expect.poll(() => pending.size, { timeout: 30000 }).toBe(0);
+  await expect(view.locator('.jp-FigureChat-vision[data-views="rendering"]')).toHaveCount(0);
+  await expect
+    .poll(() =>
+      view
+        .locator('.jp-FigureChat-visionView img')
+        .evaluateAll(images => images.every(image => (image as HTMLImageElement).complete))
+    )
+    .toBe(true);
+  // Laid out and painted with the new views.
+  await page.evaluate(
+    () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))
+  );
+  expect(Math.abs(await offset())).toBeLessThanOrEqual(2);
+  expect((await scrollState(page)).toEnd).toBeGreaterThan(100);
 });
 
 test('what the chat shows first is drawn before anything off-screen', async ({ page, tmpPath }) => {
