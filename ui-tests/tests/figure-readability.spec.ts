@@ -100,7 +100,7 @@ test('a freshly opened chat shows a 640×400 chart readable at a 1280×800 windo
   const narrow = await chartScale(page);
   const narrowWidth = await page
     .locator('#jp-figure-chat-sidebar')
-    .evaluate(node => node.offsetWidth);
+    .evaluate((node: HTMLElement) => node.offsetWidth);
 
   // After: a browser that never opened Figure Chat, the same window, nothing resized.
   await page.evaluate(async () => {
@@ -110,10 +110,14 @@ test('a freshly opened chat shows a 640×400 chart readable at a 1280×800 windo
   await expect(page.locator('#jp-figure-chat-sidebar')).toBeHidden();
   await openChat(page);
   await expect
-    .poll(() => page.locator('#jp-figure-chat-sidebar').evaluate(node => node.offsetWidth))
+    .poll(() =>
+      page.locator('#jp-figure-chat-sidebar').evaluate((node: HTMLElement) => node.offsetWidth)
+    )
     .toBeGreaterThan(400);
   const scale = await chartScale(page);
-  const width = await page.locator('#jp-figure-chat-sidebar').evaluate(node => node.offsetWidth);
+  const width = await page
+    .locator('#jp-figure-chat-sidebar')
+    .evaluate((node: HTMLElement) => node.offsetWidth);
   const report =
     `1280×800 window: sidebar ${narrowWidth} px → chart ${narrow.toFixed(2)}×, 11-px text ${(11 * narrow).toFixed(1)} px; ` +
     `first opening: sidebar ${width} px → chart ${scale.toFixed(2)}×, 11-px text ${(11 * scale).toFixed(1)} px`;
@@ -130,7 +134,7 @@ test('a freshly opened chat shows a 640×400 chart readable at a 1280×800 windo
   // Once only: a width the person then chooses is kept on the next opening.
   await page.evaluate(() => window.jupyterapp.commands.execute('application:toggle-right-area'));
   await openChat(page);
-  expect(await page.locator('#jp-figure-chat-sidebar').evaluate(node => node.offsetWidth)).toBe(
-    width
-  );
+  expect(
+    await page.locator('#jp-figure-chat-sidebar').evaluate((node: HTMLElement) => node.offsetWidth)
+  ).toBe(width);
 });
