@@ -100,6 +100,9 @@ timed await wheels
 galata_shard() {
   local index=$1 offset=$2
   cd ui-tests
+  # One retry (playwright.config.js), as on a CI service: a 2-core machine running two shards
+  # occasionally starves a browser step; a test that fails twice fails the run.
+  export CI="${CI:-1}"
   export CHROMIUM_PATH="$chromium"
   export FIGURE_CHAT_TEST_PORT=$((${FIGURE_CHAT_TEST_PORT:-8888} + offset))
   export FIGURE_CHAT_MODEL_PORT=$((${FIGURE_CHAT_MODEL_PORT:-8765} + offset))

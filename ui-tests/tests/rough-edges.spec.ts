@@ -12,6 +12,7 @@ import type { Locator } from '@playwright/test';
 import { fullCanvasFilters, heavyFigure } from '../bench/heavy-figure';
 import { largerViewRepaints } from '../bench/larger-view-frames';
 import { ask, chat, createNotebookFile, openChat, openNotebook, SETTINGS } from './helpers';
+import { kernelIdle } from './labelling-steps';
 
 test.use({ mockSettings: SETTINGS, autoGoto: true });
 
@@ -214,6 +215,9 @@ test('a version stored as text is said plainly', async ({ page, tmpPath }) => {
   await expect(chat(page).locator('.jp-FigureChat-notice')).toContainText(
     'stores its version as the text "1" instead of the number 1'
   );
+  // The notebook's kernel session is still being set up when the notice shows: ending now closes
+  // the page under Galata's proxied session request ("Response has been disposed").
+  await kernelIdle(page);
 });
 
 /**
