@@ -8,6 +8,7 @@ import { expect, test } from '@jupyterlab/galata';
 import {
   chat,
   displayedViewWidth,
+  dragSidebarEdge,
   openChatSidebar,
   putConversationNotebook,
   SETTINGS
@@ -153,19 +154,7 @@ test('a widened sidebar draws its views again at the new width, never showing an
   });
 
   // Widen the sidebar as a person does: drag the edge between the main area and it.
-  const handle = await page.evaluate(() => {
-    const edge = (document.querySelector('#jp-right-stack') as HTMLElement).getBoundingClientRect()
-      .left;
-    const [nearest] = [...document.querySelectorAll('#jp-main-split-panel > .lm-SplitPanel-handle')]
-      .map(element => element.getBoundingClientRect())
-      .filter(rect => rect.height > 0)
-      .sort((a, b) => Math.abs(a.right - edge) - Math.abs(b.right - edge));
-    return { x: nearest.left + nearest.width / 2, y: nearest.top + nearest.height / 2 };
-  });
-  await page.mouse.move(handle.x, handle.y);
-  await page.mouse.down();
-  await page.mouse.move(handle.x - 300, handle.y, { steps: 10 });
-  await page.mouse.up();
+  await dragSidebarEdge(page, -300, 10);
   const wide = await displayedViewWidth(page);
   expect(wide).toBeGreaterThan(narrow);
   await expect.poll(drawn, { timeout: 15000 }).toBe(Math.min(wide, full));

@@ -309,3 +309,24 @@ export async function setCode(
   const lastLine = source.split('\n').pop() ?? '';
   await expect(visibleCells(page).nth(index).locator('.cm-content')).toContainText(lastLine);
 }
+
+/** Move the edge between the main area and the sidebar by `dx` px, as a person drags it. */
+export async function dragSidebarEdge(
+  page: IJupyterLabPageFixture,
+  dx: number,
+  steps = 6
+): Promise<void> {
+  const handle = await page.evaluate(() => {
+    const edge = (document.querySelector('#jp-right-stack') as HTMLElement).getBoundingClientRect()
+      .left;
+    const [nearest] = [...document.querySelectorAll('#jp-main-split-panel > .lm-SplitPanel-handle')]
+      .map(element => element.getBoundingClientRect())
+      .filter(rect => rect.height > 0)
+      .sort((a, b) => Math.abs(a.right - edge) - Math.abs(b.right - edge));
+    return { x: nearest.left + nearest.width / 2, y: nearest.top + nearest.height / 2 };
+  });
+  await page.mouse.move(handle.x, handle.y);
+  await page.mouse.down();
+  await page.mouse.move(handle.x + dx, handle.y, { steps });
+  await page.mouse.up();
+}

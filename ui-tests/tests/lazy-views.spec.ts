@@ -8,6 +8,7 @@ import type { Request } from '@playwright/test';
 
 import {
   chat,
+  dragSidebarEdge,
   openChatSidebar,
   putConversationNotebook,
   readyOrder,
@@ -20,23 +21,6 @@ test.use({ mockSettings: SETTINGS, kernels: null, sessions: null, terminals: nul
 
 const FIGURES = 10;
 const VIEWS = 6;
-
-/** Move the edge between the main area and the sidebar by `dx` px, as a person drags it. */
-async function dragSidebarEdge(page: IJupyterLabPageFixture, dx: number): Promise<void> {
-  const handle = await page.evaluate(() => {
-    const edge = (document.querySelector('#jp-right-stack') as HTMLElement).getBoundingClientRect()
-      .left;
-    const [nearest] = [...document.querySelectorAll('#jp-main-split-panel > .lm-SplitPanel-handle')]
-      .map(element => element.getBoundingClientRect())
-      .filter(rect => rect.height > 0)
-      .sort((a, b) => Math.abs(a.right - edge) - Math.abs(b.right - edge));
-    return { x: nearest.left + nearest.width / 2, y: nearest.top + nearest.height / 2 };
-  });
-  await page.mouse.move(handle.x, handle.y);
-  await page.mouse.down();
-  await page.mouse.move(handle.x + dx, handle.y, { steps: 6 });
-  await page.mouse.up();
-}
 
 /** The chat's scroll position: how far from its end, and its width. */
 function scrollState(page: IJupyterLabPageFixture): Promise<{ toEnd: number; width: number }> {
