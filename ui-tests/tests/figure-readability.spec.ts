@@ -7,7 +7,7 @@
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import { chat, openChat, openNotebook, SETTINGS } from './helpers';
+import { chat, createNotebookFile, openChat, openNotebook, SETTINGS } from './helpers';
 
 test.use({ mockSettings: SETTINGS, viewport: { width: 1280, height: 800 } });
 
@@ -36,41 +36,28 @@ function barChart(): string {
 
 async function putChartNotebook(page: IJupyterLabPageFixture, path: string): Promise<void> {
   const alt = 'Samples per group, six bars';
-  const response = await page.request.put(`/api/contents/${path}`, {
-    data: {
-      type: 'notebook',
-      format: 'json',
-      content: {
-        cells: [],
-        metadata: {
-          kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
-          figure_chat: {
-            version: 1,
-            messages: [
-              { id: 'u1', role: 'user', content: 'Plot the samples' },
-              {
-                id: 'a1',
-                role: 'assistant',
-                content: 'Here it is.',
-                status: 'completed',
-                tool_calls: [{ id: 'c1', name: 'present_svg', arguments: { svg: barChart(), alt } }]
-              },
-              {
-                id: 't1',
-                role: 'tool',
-                tool_call_id: 'c1',
-                status: 'completed',
-                content: `SVG presented inline: ${alt}`
-              }
-            ]
-          }
+  await createNotebookFile(page, path, {
+    figure_chat: {
+      version: 1,
+      messages: [
+        { id: 'u1', role: 'user', content: 'Plot the samples' },
+        {
+          id: 'a1',
+          role: 'assistant',
+          content: 'Here it is.',
+          status: 'completed',
+          tool_calls: [{ id: 'c1', name: 'present_svg', arguments: { svg: barChart(), alt } }]
         },
-        nbformat: 4,
-        nbformat_minor: 5
-      }
+        {
+          id: 't1',
+          role: 'tool',
+          tool_call_id: 'c1',
+          status: 'completed',
+          content: `SVG presented inline: ${alt}`
+        }
+      ]
     }
   });
-  expect(response.ok()).toBeTruthy();
 }
 
 /** The chart's drawn scale, read from the browser's layout once it has loaded. */
